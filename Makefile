@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# uprobes for Linux 6.12: fetch, build, boot and test in one pipeline.
+# `make help` lists the targets and the variables that steer them.
+
+KERNEL ?= ours
+DEBUG ?=
+T ?=
+TIMEOUT ?= 2400
+
+TOP := $(CURDIR)
+OUT := $(TOP)/out
+SRC := $(OUT)/src/$(KERNEL)
+BUILD := $(OUT)/build/$(KERNEL)$(if $(DEBUG),-debug)
+IMAGE := $(BUILD)/arch/x86/boot/bzImage
+TESTS := $(OUT)/tests
+RESULTS ?= $(OUT)/results/$(KERNEL)$(if $(DEBUG),-debug)
+INIT := $(OUT)/guest/init
+NPROC := $(shell nproc)
+
+FRAGMENTS := $(addprefix $(TOP)/configs/,guest.config tracing.config bpf.config kunit.config)
+FRAGMENTS += $(if $(DEBUG),$(TOP)/configs/debug.config)
+
+export CCACHE_BASEDIR := $(TOP)
+KBUILD_ENV := KBUILD_BUILD_TIMESTAMP="2024-11-17" KBUILD_BUILD_USER=uprobes \
+	KBUILD_BUILD_HOST=build
+KMAKE := $(MAKE) -C $(SRC) O=$(BUILD) CC="ccache gcc" -j$(NPROC) $(KBUILD_ENV)
+
+ifeq ($(filter $(KERNEL),ours upstream),)
+$(error KERNEL must be 'ours' or 'upstream', not '$(KERNEL)')
+endif
+
+.PHONY: help deps tree config kernel init tests check retest run shell series cleanroom clean
+
+help:
+	@echo 'Targets:'
+	@echo '  run        deps, build, boot our kernel and show a live probe'
+	@echo '  check      deps, build, boot and run every test; ends "N passed, N failed"'
+	@echo '  shell      boot the kernel to an interactive shell (exit it to stop)'
+	@echo '  series     our changes as a patch series in out/series/, checkpatch --strict'
+	@echo '  cleanroom  compare our files with the base tree'"'"'s uprobes implementation'
+	@echo '  deps       install the packages everything needs (apt-get, idempotent)'
+	@echo '  tree       prepare out/src/$$KERNEL from the base tarball'
+	@echo '  kernel     configure and build out/build/$$KERNEL'
+	@echo '  tests      build the test programs and the test module'
+	@echo '  retest     rebuild the tests and run them on the kernel already built'
+	@echo '  clean      remove out/'
+	@echo 'Variables:'
+	@echo '  KERNEL=ours|upstream  which kernel (default ours); upstream is the untouched base'
+	@echo '  DEBUG=1               add configs/debug.config (KASAN, lockdep, DEBUG_VM)'
+	@echo '  T=REGEX               run only the suites whose name matches (check)'
+	@echo '  TIMEOUT=SECONDS       hard limit for one boot (default $(TIMEOUT))'
+	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
+
+deps:
+	@$(TOP)/dev/deps.sh
+
+tree: deps
+	@$(TOP)/dev/tree.sh ours
+	@$(TOP)/dev/tree.sh $(KERNEL)
+
+config: tree
+	@$(TOP)/dev/config.sh $(SRC) $(BUILD) $(FRAGMENTS)
+
+kernel: config
+	@echo "  KERNEL  $(KERNEL)$(if $(DEBUG), (debug)) from $$(cat $(OUT)/src/upstream.version)"
+	@+$(KMAKE) -s bzImage modules_prepare
+
+init: $(INIT)
+
+$(INIT): $(TOP)/guest/init.c
+	@mkdir -p $(dir $@)
+	gcc -static -O2 -Wall -Wextra -o $@ $<
+
+tests: kernel
+	@+$(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
+
+check: kernel tests init
+	@$(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)'
+
+# The test boot alone, against the kernel already built: for test writers.
+retest: init
+	@$(TOP)/dev/tree.sh ours
+	@+$(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
+	@$(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)'
+
+run: kernel init
+	@$(TOP)/dev/boot.sh $(IMAGE) $(RESULTS) $(TIMEOUT) -- $(TOP)/guest/demo.sh
+
+shell: kernel init
+	@$(TOP)/dev/boot.sh --interactive $(IMAGE) $(RESULTS) 0 -- /bin/bash
+
+series: tree
+	@$(TOP)/dev/series.sh $(OUT)/series
+
+cleanroom: deps
+	@$(TOP)/../shared/tools/cleanroom-check $(TOP)
+
+clean:
+	rm -rf $(OUT)

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# boot.sh [--interactive] IMAGE RESULTS TIMEOUT -- COMMAND [ARG...]
+#
+# Boots IMAGE under QEMU (TCG, 2 vCPUs) with the host's / as a read-only 9p
+# root and RESULTS as a writable 9p share, and has guest/init.c run COMMAND
+# as the guest's only job.  The console goes to the terminal and to
+# RESULTS/console.log.  TIMEOUT seconds (0: none) is a hard limit on the
+# whole boot.  Exits with COMMAND's status, or 124 on timeout.
+set -euo pipefail
+
+usage() {
+	echo "usage: boot.sh [--interactive] IMAGE RESULTS TIMEOUT -- COMMAND..." >&2
+	exit 2
+}
+
+interactive=0
+if [ "${1:-}" = --interactive ]; then
+	interactive=1
+	shift
+fi
+[ $# -ge 5 ] && [ "$4" = -- ] || usage
+image=$1 results=$2 limit=$3
+shift 4
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+init=$top/out/guest/init
+[ -f "$image" ] || { echo "boot.sh: no kernel image $image" >&2; exit 2; }
+[ -x "$init" ] || { echo "boot.sh: no guest init $init" >&2; exit 2; }
+
+mkdir -p "$results"
+rm -f "$results/status" "$results/console.log"
+
+cmdline="console=ttyS0 quiet panic=-1 root=root rootfstype=9p"
+cmdline+=" rootflags=trans=virtio,version=9p2000.L,cache=loose ro"
+cmdline+=" init=$init -- $*"
+
+qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 2G
+	-kernel "$image" -append "$cmdline" -no-reboot -display none
+	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=root,mount_tag=root
+	-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
+	-device virtio-9p-pci,fsdev=results,mount_tag=results)
+
+if [ "$interactive" -eq 1 ]; then
+	"${qemu[@]}" -serial mon:stdio
+else
+	rc=0
+	timeout --foreground -k 10 "$limit" "${qemu[@]}" -serial stdio -monitor none \
+		</dev/null | tee "$results/console.log" || rc=$?
+	[ "$rc" -eq 124 ] && { echo "boot.sh: timed out after ${limit}s" >&2; exit 124; }
+fi
+[ -f "$results/status" ] || { echo "boot.sh: the guest did not finish its command" >&2; exit 1; }
+exit "$(cat "$results/status")"

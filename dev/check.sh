@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# check.sh KERNEL IMAGE TESTS BUILD RESULTS TIMEOUT [FILTER]
+#
+# One test boot: runs guest/check.sh in the guest, then checks the kernel
+# log and prints the counts; the last line is "N passed, N failed, N skipped".
+set -euo pipefail
+
+kernel=$1 limit=$6 filter=${7:-}
+image=$(readlink -f "$2") tests=$(readlink -f "$3") build=$(readlink -f "$4")
+results=$(readlink -m "$5")
+top=$(cd "$(dirname "$0")/.." && pwd)
+base=$(cat "$top/out/src/upstream.version")
+modules=$tests/modules/$(basename "$build")
+
+rm -rf "$results"
+mkdir -p "$results" "$modules"
+echo "  CHECK   kernel $kernel ($(basename "$build")), base linux-source-6.12 $base, QEMU TCG"
+start=$(date +%s)
+boot_rc=0
+"$top/dev/boot.sh" "$image" "$results" "$limit" -- \
+	"$top/guest/check.sh" "$kernel" "$tests" "$modules" /tmp/results "$filter" || boot_rc=$?
+echo "  CHECK   boot ended with status $boot_rc after $(($(date +%s) - start))s"
+kernel_rc=0
+"$top/dev/console-check.sh" "$results/console.log" || kernel_rc=1
+echo
+echo "Results for kernel $kernel, base linux-source-6.12 $base:"
+"$top/dev/summary.sh" "$results" "$kernel_rc"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# config.sh SRC BUILD FRAGMENT...
+#
+# Writes BUILD/.config: tinyconfig plus the fragments, then checks that every
+# option a fragment sets took the value asked for (Kconfig silently drops an
+# option whose dependencies are missing).  Does nothing when the fragments
+# have not changed since the last run.
+set -euo pipefail
+
+src=${1:?usage: config.sh SRC BUILD FRAGMENT...}
+build=${2:?usage: config.sh SRC BUILD FRAGMENT...}
+shift 2
+fragments=("$@")
+
+stamp=$build/.config.fragments
+want=$(cat "${fragments[@]}" | sha256sum)
+[ -f "$build/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && exit 0
+
+echo "  CONFIG  tinyconfig + ${fragments[*]##*/}"
+mkdir -p "$build"
+make -s -C "$src" O="$build" tinyconfig >/dev/null
+"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${fragments[@]}" >/dev/null
+make -s -C "$src" O="$build" olddefconfig >/dev/null
+
+bad=0
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=n) grep -qx "# ${line%=n} is not set" "$build/.config" || { echo "config: $line not applied" >&2; bad=1; } ;;
+	CONFIG_*) grep -qx "$line" "$build/.config" || { echo "config: $line not applied" >&2; bad=1; } ;;
+	esac
+done < <(cat "${fragments[@]}")
+[ $bad -eq 0 ] || exit 1
+echo "$want" >"$stamp"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# deps.sh: install, with apt-get, what building, booting and testing need.
+# Idempotent: apt-get runs only when a package is missing.
+set -euo pipefail
+
+packages=(
+	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
+	cpio kmod rsync python3 ccache dwarves
+	qemu-system-x86 linux-perf bpftrace stress-ng
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+	dpkg-query -W -f '${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "  DEPS    installing ${missing[*]}"
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

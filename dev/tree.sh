@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# tree.sh upstream|ours
+#
+# Prepares out/src/KERNEL from Debian's linux-source-6.12 tarball.
+#   upstream: the untouched base.
+#   ours:     the base, with patches/*.patch applied and every path of
+#             overlay.list copied in from this repo (replacing the base's).
+# Re-running is cheap and incremental: a file of `ours` is rewritten only
+# when its content changes, so kbuild rebuilds only what depends on it.
+set -euo pipefail
+
+kernel=${1:?usage: tree.sh upstream|ours}
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$top/out/src
+tarball=/usr/src/linux-source-6.12.tar.xz
+base=$src/upstream
+
+base_version() {
+	dpkg-query -W -f '${Version}' linux-source-6.12
+}
+
+# The base tree, unpacked once per package version.
+unpack_base() {
+	local version
+	version=$(base_version)
+	[ "$(cat "$src/upstream.version" 2>/dev/null)" = "$version" ] && return
+	echo "  TREE    unpacking linux-source-6.12 $version"
+	rm -rf "$base" "$src/ours" "$src/ours.manifest" "$src/linux-source-6.12"
+	mkdir -p "$src"
+	tar -xJf "$tarball" -C "$src"
+	mv "$src/linux-source-6.12" "$base"
+	echo "$version" >"$src/upstream.version"
+}
+
+overlay_paths() {
+	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$top/overlay.list"
+}
+
+# Build in $1 the files of `ours` that differ from the base.
+stage_changes() {
+	local stage=$1 patch path
+	for patch in "$top"/patches/*.patch; do
+		[ -e "$patch" ] || continue
+		while read -r path; do
+			[ -e "$stage/$path" ] || [ ! -e "$base/$path" ] ||
+				install -D -m 644 "$base/$path" "$stage/$path"
+		done < <(sed -n 's#^+++ b/\([^[:space:]]*\).*#\1#p' "$patch")
+		patch -s -p1 -d "$stage" --no-backup-if-mismatch <"$patch"
+	done
+	while read -r path; do
+		[ -e "$top/$path" ] || { echo "overlay.list: $path: no such file" >&2; exit 1; }
+		mkdir -p "$stage/$(dirname "$path")"
+		cp -r "$top/$path" "$stage/$(dirname "$path")/"
+	done < <(overlay_paths)
+}
+
+# Make `ours` hold the staged files, touching only what changed, and put back
+# the base's version of files no longer staged.
+sync_changes() {
+	local stage=$1 manifest=$src/ours.manifest path
+	(cd "$stage" && find . -type f | sed 's#^\./##' | sort) >"$stage.list"
+	while read -r path; do
+		cmp -s "$stage/$path" "$src/ours/$path" && continue
+		mkdir -p "$(dirname "$src/ours/$path")"
+		cp "$stage/$path" "$src/ours/$path"
+	done <"$stage.list"
+	touch "$manifest"
+	while read -r path; do
+		if [ -e "$base/$path" ]; then
+			cp "$base/$path" "$src/ours/$path"
+		else
+			rm -f "$src/ours/$path"
+		fi
+	done < <(comm -23 <(sort "$manifest") "$stage.list")
+	mv "$stage.list" "$manifest"
+}
+
+stage=
+cleanup() {
+	[ -z "$stage" ] || rm -rf "$stage" "$stage.list"
+}
+
+prepare_ours() {
+	if [ ! -d "$src/ours" ]; then
+		echo "  TREE    copying the base to ours"
+		cp -a "$base" "$src/ours"
+		rm -f "$src/ours.manifest"
+	fi
+	stage=$(mktemp -d "$src/stage.XXXXXX")
+	trap cleanup EXIT
+	stage_changes "$stage"
+	sync_changes "$stage"
+}
+
+unpack_base
+case $kernel in
+upstream) ;;
+ours) prepare_ours ;;
+*) echo "tree.sh: unknown kernel '$kernel' (upstream or ours)" >&2; exit 2 ;;
+esac

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# check.sh KERNEL TESTS MODULES RESULTS FILTER   (runs inside the guest)
+#
+# Runs every test suite in turn.  Each suite writes TAP to RESULTS/NAME.tap
+# (also shown on the console) and its exit status to RESULTS/NAME.rc; the
+# list of suites meant to run goes first to RESULTS/plan, so that the host
+# counts a suite that never finished as a failure.  The test programs are
+# copied to a tmpfs first: a probe is keyed by inode, and an inode of the 9p
+# root may be dropped and looked up anew between two uses of a path.
+set -uo pipefail
+
+kernel=${1:?usage: check.sh KERNEL TESTS MODULES RESULTS FILTER}
+tests=$2 modules=$3 results=$4 filter=${5:-}
+here=$(cd "$(dirname "$0")" && pwd)
+work=/tmp/uprobes
+suite_timeout=900
+
+# name  command (run in $work with the environment below)
+suites=(
+	"kunit              $here/kunit-tap.sh"
+	"uprobe_events      ./uprobe_events"
+	"uprobe_perf        ./uprobe_perf"
+	"uprobe_api         ./uprobe_api"
+	"uprobe_lifecycle   ./uprobe_lifecycle"
+	"uprobe_uretprobe   ./uprobe_uretprobe"
+	"uprobe_refctr      ./uprobe_refctr"
+	"uprobe_integrity   ./uprobe_integrity"
+	"uprobe_coverage    ./uprobe_coverage"
+	"uprobe_badreg      ./uprobe_badreg"
+	"ftracetest         $here/ftracetest-tap.sh"
+	"perf_probe         ./perf_probe.sh"
+	"bpftrace           ./bpftrace.sh"
+	"stress_ng          ./stress_ng.sh"
+)
+
+selected() {
+	local name=$1 command=$2
+	[[ -z $filter || $name =~ $filter ]] || return 1
+	# A suite whose program is not built yet is not part of the run.
+	[[ $command != ./* ]] || [ -x "$work/${command#./}" ]
+}
+
+run_suite() {
+	local name=$1 command=$2 rc
+	echo "=== $name"
+	(cd "$work" && timeout -k 10 "$suite_timeout" $command) 2>&1 | tee "$results/$name.tap"
+	rc=${PIPESTATUS[0]}
+	echo "$rc" >"$results/$name.rc"
+}
+
+mkdir -p "$work"
+cp -a "$tests/uprobes/." "$work/"
+cp -a "$modules/." "$work/" 2>/dev/null || true
+export UPROBE_TEST_KERNEL=$kernel
+export UPROBE_TEST_MODULE=$work/uprobe_test_mod.ko
+export UPROBE_TEST_SRC=$(dirname "$(readlink -f "$tests")")/src/$kernel
+
+echo "kernel $kernel: $(uname -r), base $(cat "$UPROBE_TEST_SRC/../upstream.version" 2>/dev/null)"
+: >"$results/plan"
+for entry in "${suites[@]}"; do
+	read -r name command <<<"$entry"
+	selected "$name" "$command" && echo "$name" >>"$results/plan"
+done
+while read -r name; do
+	for entry in "${suites[@]}"; do
+		read -r n command <<<"$entry"
+		[ "$n" = "$name" ] && run_suite "$name" "$command"
+	done
+done <"$results/plan"
+echo "=== done"

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the uprobes selftests: tracefs access, and the file
+ * offset of a code address of this process, which is what uprobe_events,
+ * the perf uprobe PMU and uprobe_register() take.
+ */
+#ifndef UPROBE_UTIL_H
+#define UPROBE_UTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define TRACEFS "/sys/kernel/tracing"
+
+/*
+ * A probe target: a real function that every call reaches; noipa keeps gcc
+ * from inlining, cloning, or dropping a call whose result is unused.
+ */
+#define TARGET __attribute__((noipa, used, visibility("default")))
+
+/* Writes @text to tracefs file @file, truncating; 0 or -errno. */
+int tfs_write(const char *file, const char *text);
+/* Appends @text to tracefs file @file; 0 or -errno. */
+int tfs_append(const char *file, const char *text);
+/* Appends a printf-formatted line to uprobe_events; 0 or -errno. */
+int uprobe_event_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The whole of tracefs file @file, malloc'ed and NUL-terminated, or NULL. */
+char *tfs_read(const char *file);
+/* Enables (1) or disables (0) GROUP/EVENT; 0 or -errno. */
+int event_enable(const char *group, const char *event, int on);
+/*
+ * Puts tracing back to a clean state: tracing on, all events disabled, no
+ * uprobe events, empty trace buffer and error_log.
+ */
+void tracing_reset(void);
+/* The lines of the trace buffer, malloc'ed, or NULL. */
+char *trace_read(void);
+/* How many lines of @text contain @needle. */
+int count_lines(const char *text, const char *needle);
+
+/*
+ * The path of the file mapped at @addr in this process and the file offset
+ * of @addr in it; 0 or -errno.
+ */
+int file_offset(const void *addr, char *path, size_t pathlen, unsigned long *offset);
+/* The file offset of @addr in this program's executable, or 0 on error. */
+unsigned long self_offset(const void *addr);
+/* The path of this program's executable (static storage). */
+const char *self_path(void);
+
+/* Runs @argv, waits, returns its exit status or -1. */
+int run_wait(char *const argv[]);
+
+#endif
