@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# series.sh OUTDIR
+#
+# Writes our changes against the base as a git format-patch series in OUTDIR
+# and runs the base tree's scripts/checkpatch.pl --strict over it.  The
+# series is made in a scratch git repository holding the base's versions of
+# the files we touch, then one commit per part: our hunks for other kernel
+# files (patches/), then each overlay.list entry.
+set -euo pipefail
+
+out=${1:?usage: series.sh OUTDIR}
+top=$(cd "$(dirname "$0")/.." && pwd)
+base=$top/out/src/upstream
+ours=$top/out/src/ours
+version=$(cat "$top/out/src/upstream.version")
+repo=$(mktemp -d)
+trap 'rm -rf "$repo"' EXIT
+
+author="uprobes project <uprobes@example.org>"
+
+git_() {
+	git -C "$repo" -c user.name="${author% <*}" -c user.email="uprobes@example.org" "$@"
+}
+
+# The base's version of every file ours changes, as the first commit.
+git_ init -q
+while read -r path; do
+	[ -e "$base/$path" ] && install -D -m 644 "$base/$path" "$repo/$path"
+done <"$top/out/src/ours.manifest"
+git_ add -A
+git_ commit -q --allow-empty -m "base: linux-source-6.12 $version"
+
+commit_part() {
+	local subject=$1 body=$2
+	shift 2
+	local path
+	for path in "$@"; do
+		rm -rf "${repo:?}/$path"
+		if [ -e "$ours/$path" ]; then
+			mkdir -p "$repo/$(dirname "$path")"
+			cp -r "$ours/$path" "$repo/$path"
+		fi
+	done
+	git_ add -A
+	git_ diff --cached --quiet ||
+		git_ commit -q -m "$subject" -m "$body" -m "Signed-off-by: $author"
+}
+
+for patch in "$top"/patches/*.patch; do
+	[ -e "$patch" ] || continue
+	subject=$(sed -n 's/^Subject: *//p' "$patch" | head -n 1)
+	mapfile -t files < <(sed -n 's#^+++ b/\([^[:space:]]*\).*#\1#p' "$patch")
+	commit_part "${subject:-$(basename "$patch" .patch)}" "From patches/$(basename "$patch")." "${files[@]}"
+done
+while read -r path; do
+	commit_part "uprobes: add $path" "Part of the uprobes overlay (overlay.list)." "$path"
+done < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$top/overlay.list")
+
+rm -rf "$out"
+mkdir -p "$out"
+git_ format-patch -q -o "$out" "$(git_ rev-list --max-parents=0 HEAD)..HEAD"
+echo "  SERIES  $(ls "$out" | wc -l) patches in $out (base $version)"
+"$base/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types "$out"/*.patch
+echo "  SERIES  checkpatch --strict: clean"
