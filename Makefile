@@ -7,14 +7,17 @@ KERNEL ?= ours
 DEBUG ?=
 T ?=
 TIMEOUT ?= 2400
+MUTANT ?=
 
 TOP := $(CURDIR)
 OUT := $(TOP)/out
-SRC := $(OUT)/src/$(KERNEL)
-BUILD := $(OUT)/build/$(KERNEL)$(if $(DEBUG),-debug)
+TREE := $(if $(MUTANT),mutant,$(KERNEL))
+SRC := $(OUT)/src/$(TREE)
+FLAVOUR := $(TREE)$(if $(DEBUG),-debug)
+BUILD := $(OUT)/build/$(FLAVOUR)
 IMAGE := $(BUILD)/arch/x86/boot/bzImage
 TESTS := $(OUT)/tests
-RESULTS ?= $(OUT)/results/$(KERNEL)$(if $(DEBUG),-debug)
+RESULTS ?= $(OUT)/results/$(FLAVOUR)$(if $(MUTANT),-$(MUTANT))
 INIT := $(OUT)/guest/init
 NPROC := $(shell nproc)
 
@@ -29,8 +32,18 @@ KMAKE := $(MAKE) -C $(SRC) O=$(BUILD) CC="ccache gcc" -j$(NPROC) $(KBUILD_ENV)
 ifeq ($(filter $(KERNEL),ours upstream),)
 $(error KERNEL must be 'ours' or 'upstream', not '$(KERNEL)')
 endif
+ifneq ($(MUTANT),)
+ifneq ($(KERNEL),ours)
+$(error MUTANT applies to KERNEL=ours only)
+endif
+MUTANT_PATCH := $(TOP)/dev/mutants/$(MUTANT).patch
+ifeq ($(wildcard $(MUTANT_PATCH)),)
+$(error no mutant $(MUTANT_PATCH))
+endif
+endif
 
-.PHONY: help deps tree config kernel init tests check retest run shell series cleanroom clean
+.PHONY: help deps tree config kernel init tests check retest mutants run shell series \
+	cleanroom clean
 
 help:
 	@echo 'Targets:'
@@ -44,6 +57,7 @@ help:
 	@echo '  kernel     configure and build out/build/$$KERNEL'
 	@echo '  tests      build the test programs and the test module'
 	@echo '  retest     rebuild the tests and run them on the kernel already built'
+	@echo '  mutants    check that the tests fail on kernels broken on purpose (dev/mutants/)'
 	@echo '  clean      remove out/'
 	@echo 'Variables:'
 	@echo '  KERNEL=ours|upstream  which kernel (default ours); upstream is the untouched base'
@@ -51,13 +65,14 @@ help:
 	@echo '  T=REGEX               run only the suites whose name matches (check)'
 	@echo '  TIMEOUT=SECONDS       hard limit for one boot (default $(TIMEOUT))'
 	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
+	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied'
 
 deps:
 	@$(TOP)/dev/deps.sh
 
 tree: deps
 	@$(TOP)/dev/tree.sh ours
-	@$(TOP)/dev/tree.sh $(KERNEL)
+	@$(TOP)/dev/tree.sh $(TREE) $(MUTANT_PATCH)
 
 config: tree
 	@$(TOP)/dev/config.sh $(SRC) $(BUILD) $(FRAGMENTS)
@@ -83,6 +98,10 @@ retest: init
 	@$(TOP)/dev/tree.sh ours
 	@+$(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
 	@$(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)'
+
+# Every mutant kernel: the suites its patch names must fail.
+mutants: deps init
+	@$(TOP)/dev/mutants.sh $(TIMEOUT)
 
 run: kernel init
 	@$(TOP)/dev/boot.sh $(IMAGE) $(RESULTS) $(TIMEOUT) -- $(TOP)/guest/demo.sh

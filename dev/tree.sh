@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# tree.sh upstream|ours
+# tree.sh upstream|ours|mutant [MUTANT_PATCH]
 #
 # Prepares out/src/KERNEL from Debian's linux-source-6.12 tarball.
 #   upstream: the untouched base.
 #   ours:     the base, with patches/*.patch applied and every path of
 #             overlay.list copied in from this repo (replacing the base's).
+#   mutant:   ours, plus MUTANT_PATCH (dev/mutants/) applied last: it breaks
+#             one feature on purpose, to see the tests of that feature fail.
 # Re-running is cheap and incremental: a file of `ours` is rewritten only
 # when its content changes, so kbuild rebuilds only what depends on it.
 set -euo pipefail
 
-kernel=${1:?usage: tree.sh upstream|ours}
+kernel=${1:?usage: tree.sh upstream|ours|mutant [MUTANT_PATCH]}
+mutant=${2:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/out/src
 tarball=/usr/src/linux-source-6.12.tar.xz
@@ -25,7 +28,8 @@ unpack_base() {
 	version=$(base_version)
 	[ "$(cat "$src/upstream.version" 2>/dev/null)" = "$version" ] && return
 	echo "  TREE    unpacking linux-source-6.12 $version"
-	rm -rf "$base" "$src/ours" "$src/ours.manifest" "$src/linux-source-6.12"
+	rm -rf "$base" "$src/ours" "$src/ours.manifest" "$src/mutant" "$src/mutant.manifest" \
+		"$src/linux-source-6.12"
 	mkdir -p "$src"
 	tar -xJf "$tarball" -C "$src"
 	mv "$src/linux-source-6.12" "$base"
@@ -39,7 +43,7 @@ overlay_paths() {
 # Build in $1 the files of `ours` that differ from the base.
 stage_changes() {
 	local stage=$1 patch path
-	for patch in "$top"/patches/*.patch; do
+	for patch in "$top"/patches/*.patch $mutant; do
 		[ -e "$patch" ] || continue
 		while read -r path; do
 			[ -e "$stage/$path" ] || [ ! -e "$base/$path" ] ||
@@ -54,22 +58,22 @@ stage_changes() {
 	done < <(overlay_paths)
 }
 
-# Make `ours` hold the staged files, touching only what changed, and put back
-# the base's version of files no longer staged.
+# Make tree $2 hold the staged files, touching only what changed, and put
+# back the base's version of files no longer staged.
 sync_changes() {
-	local stage=$1 manifest=$src/ours.manifest path
+	local stage=$1 tree=$src/$2 manifest=$src/$2.manifest path
 	(cd "$stage" && find . -type f | sed 's#^\./##' | sort) >"$stage.list"
 	while read -r path; do
-		cmp -s "$stage/$path" "$src/ours/$path" && continue
-		mkdir -p "$(dirname "$src/ours/$path")"
-		cp "$stage/$path" "$src/ours/$path"
+		cmp -s "$stage/$path" "$tree/$path" && continue
+		mkdir -p "$(dirname "$tree/$path")"
+		cp "$stage/$path" "$tree/$path"
 	done <"$stage.list"
 	touch "$manifest"
 	while read -r path; do
 		if [ -e "$base/$path" ]; then
-			cp "$base/$path" "$src/ours/$path"
+			cp "$base/$path" "$tree/$path"
 		else
-			rm -f "$src/ours/$path"
+			rm -f "$tree/$path"
 		fi
 	done < <(comm -23 <(sort "$manifest") "$stage.list")
 	mv "$stage.list" "$manifest"
@@ -80,21 +84,25 @@ cleanup() {
 	[ -z "$stage" ] || rm -rf "$stage" "$stage.list"
 }
 
-prepare_ours() {
-	if [ ! -d "$src/ours" ]; then
-		echo "  TREE    copying the base to ours"
-		cp -a "$base" "$src/ours"
-		rm -f "$src/ours.manifest"
+# prepare TREE: the base with our changes (and the mutant's, if any).
+prepare() {
+	local tree=$1
+	if [ ! -d "$src/$tree" ]; then
+		echo "  TREE    copying the base to $tree"
+		cp -a "$base" "$src/$tree"
+		rm -f "$src/$tree.manifest"
 	fi
 	stage=$(mktemp -d "$src/stage.XXXXXX")
 	trap cleanup EXIT
 	stage_changes "$stage"
-	sync_changes "$stage"
+	sync_changes "$stage" "$tree"
 }
 
 unpack_base
 case $kernel in
 upstream) ;;
-ours) prepare_ours ;;
-*) echo "tree.sh: unknown kernel '$kernel' (upstream or ours)" >&2; exit 2 ;;
+ours) prepare ours ;;
+mutant) [ -f "$mutant" ] || { echo "tree.sh: no mutant patch '$mutant'" >&2; exit 2; }
+	prepare mutant ;;
+*) echo "tree.sh: unknown kernel '$kernel' (upstream, ours or mutant)" >&2; exit 2 ;;
 esac

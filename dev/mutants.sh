@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# mutants.sh TIMEOUT
+#
+# Proves the tests can fail.  Each dev/mutants/NAME.patch breaks one feature
+# of the kernel on purpose and names, on its "Expect-fail:" line, the suites
+# that must catch it.  For each mutant this builds `ours` with the patch
+# applied (out/build/mutant, incremental from one mutant to the next), runs
+# those suites, and reports whether each one failed.  Exits non-zero if a
+# suite passed on a kernel it should have caught.
+set -euo pipefail
+
+limit=${1:-2400}
+top=$(cd "$(dirname "$0")/.." && pwd)
+missed=0
+
+for patch in "$top"/dev/mutants/*.patch; do
+	name=$(basename "$patch" .patch)
+	read -r -a expect < <(sed -n 's/^Expect-fail: *//p' "$patch")
+	filter="^($(IFS='|'; echo "${expect[*]}"))\$"
+	log=$top/out/results/mutant-$name.log
+	mkdir -p "$(dirname "$log")"
+	echo "  MUTANT  $name: expecting failures in ${expect[*]}"
+	make -s -C "$top" check MUTANT="$name" T="$filter" TIMEOUT="$limit" >"$log" 2>&1 || true
+	for suite in "${expect[@]}"; do
+		line=$(grep -E "^$suite +[0-9]+ passed" "$log" || true)
+		if grep -qE "^not ok - $suite: |^$suite +[0-9]+ passed, [1-9]" <<<"$(grep -E "^(not ok - )?$suite" "$log")"; then
+			echo "          caught by $suite: $line"
+		else
+			echo "          MISSED by $suite: ${line:-no result}"
+			missed=$((missed + 1))
+		fi
+	done
+done
+echo "mutants: $missed missed"
+[ "$missed" -eq 0 ]
