@@ -7,8 +7,8 @@
 # have not changed since the last run.
 set -euo pipefail
 
-src=${1:?usage: config.sh SRC BUILD FRAGMENT...}
-build=${2:?usage: config.sh SRC BUILD FRAGMENT...}
+src=$(readlink -f "${1:?usage: config.sh SRC BUILD FRAGMENT...}")
+build=$(readlink -m "${2:?usage: config.sh SRC BUILD FRAGMENT...}")
 shift 2
 fragments=("$@")
 
