@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_test_mod: drives the in-kernel uprobes API for the uprobe_api
+ * selftest.
+ *
+ * /sys/kernel/debug/uprobe_test/ctl takes one command per write:
+ *
+ *   reg ID PATH OFFSET [ref=OFF] [h] [r] [pid=PID] [remove] [ax=VAL] [di=VAL]
+ *	register consumer ID (0..UT_MAX-1) with uprobe_register() at
+ *	PATH:OFFSET.  h: a handler that counts hits; r: a ret_handler that
+ *	counts returns; pid: a filter admitting only the mm of process PID;
+ *	remove: the handler returns UPROBE_HANDLER_REMOVE; ax: the handler
+ *	returns VAL from the probed function without running it (sets ax,
+ *	pops the return address into ip); di: the handler sets the first
+ *	argument register to VAL.
+ *   unreg ID		uprobe_unregister_nosync() + uprobe_unregister_sync()
+ *   apply ID 0|1	uprobe_apply(uprobe, uc, false|true)
+ *   filter ID PID	make the filter of ID (registered with pid=) admit the
+ *			mm of process PID instead, or no mm at all if PID is 0
+ *   reset		zero all counts and empty the log
+ *
+ * A failed command fails the write() with the errno of the kernel call.
+ * "counts" has one line per consumer slot: ID HITS RETS FUNC, where FUNC is
+ * the last function address passed to the ret_handler.  "log" lists the
+ * handler calls in order, one per line: ID h|r TGID.
+ */
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/namei.h>
+#include <linux/path.h>
+#include <linux/pid.h>
+#include <linux/ptrace.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/uprobes.h>
+#include <asm/ibt.h>
+
+#define UT_MAX		8
+#define UT_LOG_MAX	4096
+#define UT_CMD_MAX	(PATH_MAX + 256)
+
+#define UT_HANDLER	BIT(0)
+#define UT_RET		BIT(1)
+#define UT_REMOVE	BIT(2)
+#define UT_SKIP		BIT(3)
+#define UT_SET_DI	BIT(4)
+#define UT_FILTER	BIT(5)
+
+struct ut_consumer {
+	struct uprobe_consumer uc;
+	struct uprobe *uprobe;
+	struct path path;
+	struct mm_struct *mm;	/* the only mm the filter admits, or NULL */
+	unsigned long flags;
+	unsigned long ax;
+	unsigned long di;
+	atomic_long_t hits;
+	atomic_long_t rets;
+	unsigned long func;
+	int id;
+};
+
+struct ut_log_entry {
+	int id;
+	char kind;
+	pid_t tgid;
+};
+
+/* What a "reg" command asks for. */
+struct ut_request {
+	char *path;
+	loff_t offset;
+	loff_t ref_ctr_offset;
+	unsigned long flags;
+	unsigned long ax;
+	unsigned long di;
+	pid_t pid;
+};
+
+typedef int (*ut_apply_fn)(struct uprobe *uprobe, struct uprobe_consumer *uc, bool add);
+
+static struct ut_consumer ut_consumers[UT_MAX];
+static DEFINE_MUTEX(ut_mutex);		/* serialises commands */
+static DEFINE_SPINLOCK(ut_log_lock);
+static struct ut_log_entry *ut_log;
+static unsigned int ut_log_len;
+static struct dentry *ut_dir;
+static ut_apply_fn ut_apply;
+
+static void ut_log_add(int id, char kind)
+{
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&ut_log_lock, irqflags);
+	if (ut_log_len < UT_LOG_MAX) {
+		ut_log[ut_log_len].id = id;
+		ut_log[ut_log_len].kind = kind;
+		ut_log[ut_log_len].tgid = task_tgid_nr(current);
+		ut_log_len++;
+	}
+	spin_unlock_irqrestore(&ut_log_lock, irqflags);
+}
+
+/* Returns @val from the probed function: the probe sits on its entry. */
+static void ut_skip_function(struct pt_regs *regs, unsigned long val)
+{
+	unsigned long ret_addr;
+
+	if (get_user(ret_addr, (unsigned long __user *)regs->sp))
+		return;
+	regs->ax = val;
+	regs->sp += sizeof(ret_addr);
+	instruction_pointer_set(regs, ret_addr);
+}
+
+static int ut_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct ut_consumer *c = container_of(uc, struct ut_consumer, uc);
+
+	atomic_long_inc(&c->hits);
+	ut_log_add(c->id, 'h');
+	if (c->flags & UT_SET_DI)
+		regs->di = c->di;
+	if (c->flags & UT_SKIP)
+		ut_skip_function(regs, c->ax);
+	return (c->flags & UT_REMOVE) ? UPROBE_HANDLER_REMOVE : 0;
+}
+
+static int ut_ret_handler(struct uprobe_consumer *uc, unsigned long func,
+			  struct pt_regs *regs)
+{
+	struct ut_consumer *c = container_of(uc, struct ut_consumer, uc);
+
+	atomic_long_inc(&c->rets);
+	WRITE_ONCE(c->func, func);
+	ut_log_add(c->id, 'r');
+	return 0;
+}
+
+static bool ut_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
+{
+	struct ut_consumer *c = container_of(uc, struct ut_consumer, uc);
+
+	/* Only compares: an mm dropped by "filter" is never dereferenced. */
+	return READ_ONCE(c->mm) == mm;
+}
+
+/* Takes a reference on the mm of process @pid for the filter. */
+static struct mm_struct *ut_grab_mm(pid_t pid)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+
+	task = get_pid_task(find_vpid(pid), PIDTYPE_PID);
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	mm = get_task_mm(task);
+	put_task_struct(task);
+	if (!mm)
+		return ERR_PTR(-ESRCH);
+	mmgrab(mm);
+	mmput(mm);
+	return mm;
+}
+
+static const struct {
+	const char *name;
+	unsigned long flags;
+} ut_words[] = {
+	{ "h", UT_HANDLER },
+	{ "r", UT_RET },
+	{ "remove", UT_HANDLER | UT_REMOVE },
+};
+
+static int ut_parse_option(struct ut_request *req, char *opt)
+{
+	size_t n;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ut_words); i++) {
+		if (!strcmp(opt, ut_words[i].name)) {
+			req->flags |= ut_words[i].flags;
+			return 0;
+		}
+	}
+	n = str_has_prefix(opt, "pid=");
+	if (n) {
+		req->flags |= UT_FILTER;
+		return kstrtoint(opt + n, 0, &req->pid);
+	}
+	n = str_has_prefix(opt, "ref=");
+	if (n)
+		return kstrtoll(opt + n, 0, &req->ref_ctr_offset);
+	n = str_has_prefix(opt, "ax=");
+	if (n) {
+		req->flags |= UT_HANDLER | UT_SKIP;
+		return kstrtoul(opt + n, 0, &req->ax);
+	}
+	n = str_has_prefix(opt, "di=");
+	if (n) {
+		req->flags |= UT_HANDLER | UT_SET_DI;
+		return kstrtoul(opt + n, 0, &req->di);
+	}
+	return -EINVAL;
+}
+
+static int ut_parse_request(struct ut_request *req, char *args)
+{
+	char *tok;
+	int err;
+
+	memset(req, 0, sizeof(*req));
+	req->path = strsep(&args, " ");
+	tok = strsep(&args, " ");
+	if (!req->path || !*req->path || !tok)
+		return -EINVAL;
+	err = kstrtoll(tok, 0, &req->offset);
+	while (!err && (tok = strsep(&args, " ")))
+		if (*tok)
+			err = ut_parse_option(req, tok);
+	if (!err && !(req->flags & (UT_HANDLER | UT_RET)))
+		err = -EINVAL;
+	return err;
+}
+
+static void ut_consumer_setup(struct ut_consumer *c, const struct ut_request *req)
+{
+	memset(&c->uc, 0, sizeof(c->uc));
+	if (req->flags & UT_HANDLER)
+		c->uc.handler = ut_handler;
+	if (req->flags & UT_RET)
+		c->uc.ret_handler = ut_ret_handler;
+	if (req->flags & UT_FILTER)
+		c->uc.filter = ut_filter;
+	c->flags = req->flags;
+	c->ax = req->ax;
+	c->di = req->di;
+	atomic_long_set(&c->hits, 0);
+	atomic_long_set(&c->rets, 0);
+	c->func = 0;
+}
+
+static int ut_register(struct ut_consumer *c, const struct ut_request *req)
+{
+	struct uprobe *uprobe;
+	int err;
+
+	err = kern_path(req->path, LOOKUP_FOLLOW, &c->path);
+	if (err)
+		return err;
+	c->mm = NULL;
+	if (req->pid > 0) {
+		c->mm = ut_grab_mm(req->pid);
+		if (IS_ERR(c->mm)) {
+			err = PTR_ERR(c->mm);
+			goto err_path;
+		}
+	}
+	ut_consumer_setup(c, req);
+	uprobe = uprobe_register(d_real_inode(c->path.dentry), req->offset,
+				 req->ref_ctr_offset, &c->uc);
+	if (IS_ERR(uprobe)) {
+		err = PTR_ERR(uprobe);
+		goto err_mm;
+	}
+	c->uprobe = uprobe;
+	return 0;
+
+err_mm:
+	if (c->mm)
+		mmdrop(c->mm);
+	c->mm = NULL;
+err_path:
+	path_put(&c->path);
+	return err;
+}
+
+static void ut_unregister(struct ut_consumer *c)
+{
+	uprobe_unregister_nosync(c->uprobe, &c->uc);
+	uprobe_unregister_sync();
+	c->uprobe = NULL;
+	if (c->mm)
+		mmdrop(c->mm);
+	c->mm = NULL;
+	path_put(&c->path);
+}
+
+/* The consumer slot named by the next token of @args. */
+static struct ut_consumer *ut_slot(char **args)
+{
+	char *tok = strsep(args, " ");
+	unsigned int id;
+
+	if (!tok || kstrtouint(tok, 0, &id) || id >= UT_MAX)
+		return NULL;
+	return &ut_consumers[id];
+}
+
+static int ut_cmd_reg(char *args)
+{
+	struct ut_consumer *c = ut_slot(&args);
+	struct ut_request req;
+	int err;
+
+	if (!c || !args)
+		return -EINVAL;
+	if (c->uprobe)
+		return -EBUSY;
+	err = ut_parse_request(&req, args);
+	if (err)
+		return err;
+	return ut_register(c, &req);
+}
+
+static int ut_cmd_unreg(char *args)
+{
+	struct ut_consumer *c = ut_slot(&args);
+
+	if (!c)
+		return -EINVAL;
+	if (!c->uprobe)
+		return -ENOENT;
+	ut_unregister(c);
+	return 0;
+}
+
+static int ut_cmd_apply(char *args)
+{
+	struct ut_consumer *c = ut_slot(&args);
+	bool add;
+
+	if (!c || !args || kstrtobool(args, &add))
+		return -EINVAL;
+	if (!c->uprobe)
+		return -ENOENT;
+	if (!ut_apply)
+		return -EOPNOTSUPP;
+	return ut_apply(c->uprobe, &c->uc, add);
+}
+
+static int ut_cmd_filter(char *args)
+{
+	struct ut_consumer *c = ut_slot(&args);
+	struct mm_struct *mm = NULL, *old;
+	int pid;
+
+	if (!c || !args || kstrtoint(args, 0, &pid))
+		return -EINVAL;
+	if (!c->uprobe || !(c->flags & UT_FILTER))
+		return -ENOENT;
+	if (pid > 0) {
+		mm = ut_grab_mm(pid);
+		if (IS_ERR(mm))
+			return PTR_ERR(mm);
+	}
+	old = c->mm;
+	WRITE_ONCE(c->mm, mm);
+	if (old)
+		mmdrop(old);
+	return 0;
+}
+
+static void ut_reset(void)
+{
+	unsigned long irqflags;
+	int i;
+
+	for (i = 0; i < UT_MAX; i++) {
+		atomic_long_set(&ut_consumers[i].hits, 0);
+		atomic_long_set(&ut_consumers[i].rets, 0);
+		WRITE_ONCE(ut_consumers[i].func, 0);
+	}
+	spin_lock_irqsave(&ut_log_lock, irqflags);
+	ut_log_len = 0;
+	spin_unlock_irqrestore(&ut_log_lock, irqflags);
+}
+
+static int ut_command(char *cmd)
+{
+	char *verb = strsep(&cmd, " ");
+
+	if (!strcmp(verb, "reg"))
+		return ut_cmd_reg(cmd);
+	if (!strcmp(verb, "unreg"))
+		return ut_cmd_unreg(cmd);
+	if (!strcmp(verb, "apply"))
+		return ut_cmd_apply(cmd);
+	if (!strcmp(verb, "filter"))
+		return ut_cmd_filter(cmd);
+	if (!strcmp(verb, "reset") && !cmd) {
+		ut_reset();
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static ssize_t ut_ctl_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char *buf;
+	int err;
+
+	if (count >= UT_CMD_MAX)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	mutex_lock(&ut_mutex);
+	err = ut_command(strim(buf));
+	mutex_unlock(&ut_mutex);
+	kfree(buf);
+	return err ? err : count;
+}
+
+static const struct file_operations ut_ctl_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = ut_ctl_write,
+};
+
+static int ut_counts_show(struct seq_file *m, void *unused)
+{
+	struct ut_consumer *c;
+	int i;
+
+	for (i = 0; i < UT_MAX; i++) {
+		c = &ut_consumers[i];
+		seq_printf(m, "%d %ld %ld 0x%lx\n", i, atomic_long_read(&c->hits),
+			   atomic_long_read(&c->rets), READ_ONCE(c->func));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ut_counts);
+
+static int ut_log_show(struct seq_file *m, void *unused)
+{
+	struct ut_log_entry e;
+	unsigned int i;
+	bool more;
+
+	for (i = 0; ; i++) {
+		spin_lock_irq(&ut_log_lock);
+		more = i < ut_log_len;
+		if (more)
+			e = ut_log[i];
+		spin_unlock_irq(&ut_log_lock);
+		if (!more)
+			break;
+		seq_printf(m, "%d %c %d\n", e.id, e.kind, e.tgid);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ut_log);
+
+/*
+ * uprobe_apply() is not exported; find it through a kprobe's symbol lookup.
+ * With IBT enforced an indirect call to it would trap, so do without.
+ */
+static void ut_find_apply(void)
+{
+	struct kprobe kp = { .symbol_name = "uprobe_apply" };
+
+	if (cpu_feature_enabled(X86_FEATURE_IBT))
+		return;
+	if (register_kprobe(&kp))
+		return;
+	ut_apply = (ut_apply_fn)kp.addr;
+	unregister_kprobe(&kp);
+}
+
+static int __init ut_init(void)
+{
+	int i;
+
+	ut_log = kcalloc(UT_LOG_MAX, sizeof(*ut_log), GFP_KERNEL);
+	if (!ut_log)
+		return -ENOMEM;
+	for (i = 0; i < UT_MAX; i++)
+		ut_consumers[i].id = i;
+	ut_find_apply();
+	ut_dir = debugfs_create_dir("uprobe_test", NULL);
+	if (IS_ERR(ut_dir)) {
+		kfree(ut_log);
+		return PTR_ERR(ut_dir);
+	}
+	debugfs_create_file("ctl", 0200, ut_dir, NULL, &ut_ctl_fops);
+	debugfs_create_file("counts", 0444, ut_dir, NULL, &ut_counts_fops);
+	debugfs_create_file("log", 0444, ut_dir, NULL, &ut_log_fops);
+	return 0;
+}
+
+static void __exit ut_exit(void)
+{
+	int i;
+
+	debugfs_remove_recursive(ut_dir);
+	mutex_lock(&ut_mutex);
+	for (i = 0; i < UT_MAX; i++)
+		if (ut_consumers[i].uprobe)
+			ut_unregister(&ut_consumers[i]);
+	mutex_unlock(&ut_mutex);
+	kfree(ut_log);
+}
+
+module_init(ut_init);
+module_exit(ut_exit);
+MODULE_DESCRIPTION("uprobes API test module for the uprobe_api selftest");
+MODULE_LICENSE("GPL");

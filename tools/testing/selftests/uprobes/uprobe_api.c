@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_api: the in-kernel API (uprobe_register(), consumers with handler,
+ * ret_handler and filter, UPROBE_HANDLER_REMOVE, uprobe_apply(),
+ * uprobe_unregister_nosync() + uprobe_unregister_sync()), driven through the
+ * test module uprobe_test_mod.ko ($UPROBE_TEST_MODULE) and its debugfs
+ * control file.  Every test loads the module afresh and unloads it at the
+ * end; the probes sit on functions of this very program.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "uprobe_util.h"
+
+#define MOD_NAME	"uprobe_test_mod"
+#define MOD_DIR		"/sys/kernel/debug/uprobe_test"
+#define ENOTSUPP	524	/* the kernel-internal "operation not supported" */
+
+static long api_body_runs;
+
+TARGET long api_add(long a, long b)
+{
+	return a + b;
+}
+
+/* Counts how often its body really runs. */
+TARGET long api_body(long a)
+{
+	api_body_runs++;
+	return a;
+}
+
+/*
+ * Ten bytes of movabs whose immediate is all int3 bytes, then ret: the bytes
+ * inside the instruction are not an instruction boundary.
+ */
+__attribute__((naked)) long api_movabs(void)
+{
+	asm volatile("movabs $0xcccccccccccccccc, %rax\n\tret\n");
+}
+
+static void call_add(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		api_add(i, 1);
+}
+
+static int finit_module(int fd)
+{
+	return syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+}
+
+static int mod_unload(void)
+{
+	return syscall(SYS_delete_module, MOD_NAME, O_NONBLOCK) ? -errno : 0;
+}
+
+static int mod_load(void)
+{
+	int fd, err;
+
+	fd = open(getenv("UPROBE_TEST_MODULE"), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = finit_module(fd);
+	if (err == -EEXIST) {
+		/* A test that died left it loaded: start afresh. */
+		mod_unload();
+		err = finit_module(fd);
+	}
+	close(fd);
+	return err;
+}
+
+/* Writes one printf-formatted command to the module; 0 or -errno. */
+static __printf(1, 2) int ctl(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int fd, err = 0;
+	ssize_t len;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fd = open(MOD_DIR "/ctl", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = write(fd, cmd, strlen(cmd));
+	if (len < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Registers consumer @id at file offset @offset of this program. */
+static int reg_at(int id, unsigned long offset, const char *opts)
+{
+	return ctl("reg %d %s 0x%lx %s", id, self_path(), offset, opts);
+}
+
+/* Registers consumer @id on function @fn of this program, with @opts. */
+static int reg(int id, const void *fn, const char *opts)
+{
+	return reg_at(id, self_offset(fn), opts);
+}
+
+/* The same, with a filter that admits only process @pid. */
+static int reg_pid(int id, const void *fn, const char *opts, pid_t pid)
+{
+	return ctl("reg %d %s 0x%lx %s pid=%d", id, self_path(), self_offset(fn), opts,
+		   pid);
+}
+
+struct counts {
+	long hits, rets;
+	unsigned long func;
+};
+
+static struct counts read_counts(int id)
+{
+	struct counts c = { -1, -1, 0 };
+	FILE *f = fopen(MOD_DIR "/counts", "r");
+	int i = -1;
+
+	if (!f)
+		return c;
+	while (fscanf(f, "%d %ld %ld %lx", &i, &c.hits, &c.rets, &c.func) == 4)
+		if (i == id)
+			break;
+	if (i != id) {
+		c.hits = -1;
+		c.rets = -1;
+	}
+	fclose(f);
+	return c;
+}
+
+static long hits(int id)
+{
+	return read_counts(id).hits;
+}
+
+/* The handler log, "ID h|r TGID" lines, as one string (static storage). */
+static const char *handler_log(void)
+{
+	static char buf[65536];
+	int fd = open(MOD_DIR "/log", O_RDONLY | O_CLOEXEC);
+	ssize_t n, len = 0;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return buf;
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+	return buf;
+}
+
+/*
+ * How many handler log lines are of consumer @id (any if -1), of kind @kind,
+ * by process @tgid.
+ */
+static int log_count_id(int id, char kind, pid_t tgid)
+{
+	const char *line = handler_log();
+	int n = 0, i, t;
+	char k;
+
+	while (line && sscanf(line, "%d %c %d", &i, &k, &t) == 3) {
+		if ((id < 0 || i == id) && k == kind && t == tgid)
+			n++;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return n;
+}
+
+static int log_count(char kind, pid_t tgid)
+{
+	return log_count_id(-1, kind, tgid);
+}
+
+/* Forks a child that calls api_add() @n times; returns its pid once it ended. */
+static pid_t fork_caller(int n)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		call_add(n);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	return pid;
+}
+
+/* Runs this program anew (exec) to call api_add() @n times; its status. */
+static int exec_caller(int n)
+{
+	char count[16];
+	char *argv[] = { (char *)self_path(), "--call", count, NULL };
+
+	snprintf(count, sizeof(count), "%d", n);
+	return run_wait(argv);
+}
+
+FIXTURE(api) {
+	bool loaded;
+};
+
+FIXTURE_SETUP(api)
+{
+	if (!getenv("UPROBE_TEST_MODULE"))
+		SKIP(return, "UPROBE_TEST_MODULE is not set: no test module to load");
+	ASSERT_EQ(0, mod_load()) TH_LOG("loading %s", getenv("UPROBE_TEST_MODULE"));
+	self->loaded = true;
+	ASSERT_NE(0UL, self_offset(api_add));
+}
+
+FIXTURE_TEARDOWN(api)
+{
+	if (self->loaded)
+		EXPECT_EQ(0, mod_unload());
+}
+
+/* A handler sees every hit, exactly; the function still works. */
+TEST_F(api, handler_counts_hits)
+{
+	ASSERT_EQ(0, reg(0, api_add, "h"));
+	EXPECT_EQ(0, hits(0));
+	call_add(100);
+	EXPECT_EQ(100, hits(0));
+	EXPECT_EQ(0, read_counts(0).rets);
+	EXPECT_EQ(42, api_add(40, 2));
+	EXPECT_EQ(101, hits(0));
+	EXPECT_EQ(101, log_count('h', getpid()));
+}
+
+/* A ret_handler runs once per return and gets the probed function's address. */
+TEST_F(api, ret_handler_counts_returns)
+{
+	struct counts c;
+
+	ASSERT_EQ(0, reg(0, api_add, "r"));
+	call_add(50);
+	c = read_counts(0);
+	EXPECT_EQ(0, c.hits);
+	EXPECT_EQ(50, c.rets);
+	EXPECT_EQ((unsigned long)api_add, c.func);
+	EXPECT_EQ(7, api_add(3, 4));
+}
+
+/* With both, each call runs the handler at entry, then the ret_handler. */
+TEST_F(api, handler_then_ret_handler)
+{
+	pid_t me = getpid();
+	char want[256];
+	struct counts c;
+
+	ASSERT_EQ(0, reg(0, api_add, "h r"));
+	call_add(2);
+	c = read_counts(0);
+	EXPECT_EQ(2, c.hits);
+	EXPECT_EQ(2, c.rets);
+	snprintf(want, sizeof(want), "0 h %d\n0 r %d\n0 h %d\n0 r %d\n", me, me, me, me);
+	EXPECT_STREQ(want, handler_log());
+}
+
+/*
+ * A filter admitting only this process keeps the breakpoint out of a
+ * process that maps the file later (exec): its calls are not seen, while
+ * this process's are.  Without the filter the same calls are seen.
+ */
+TEST_F(api, filter_excludes_other_process)
+{
+	ASSERT_EQ(0, reg_pid(0, api_add, "h", getpid()));
+	ASSERT_EQ(0, exec_caller(10));
+	EXPECT_EQ(0, hits(0));
+	call_add(3);
+	EXPECT_EQ(3, hits(0));
+	ASSERT_EQ(0, ctl("unreg 0"));
+	ASSERT_EQ(0, reg(0, api_add, "h"));
+	ASSERT_EQ(0, exec_caller(10));
+	EXPECT_EQ(10, hits(0));
+}
+
+/*
+ * The filter is a hint for where to install breakpoints, not a gate on the
+ * handler: where another consumer's breakpoint is in place, the filtered
+ * consumer's handler runs for the other process too.
+ */
+TEST_F(api, filter_is_a_hint)
+{
+	pid_t child;
+
+	ASSERT_EQ(0, reg_pid(0, api_add, "h", getpid()));
+	ASSERT_EQ(0, reg(1, api_add, "h"));
+	child = fork_caller(4);
+	ASSERT_LT(0, child);
+	EXPECT_EQ(4, log_count_id(0, 'h', child));
+	EXPECT_EQ(4, log_count_id(1, 'h', child));
+}
+
+/*
+ * A forked child inherits the parent's breakpoints: the filtered consumer's
+ * handler runs for the child's calls although the filter rejects the child.
+ */
+TEST_F(api, filter_forked_child_inherits)
+{
+	pid_t child;
+
+	ASSERT_EQ(0, reg_pid(0, api_add, "h", getpid()));
+	child = fork_caller(5);
+	ASSERT_LT(0, child);
+	EXPECT_EQ(5, log_count('h', child));
+	call_add(2);
+	EXPECT_EQ(2, log_count('h', getpid()));
+	EXPECT_EQ(7, hits(0));
+}
+
+/*
+ * UPROBE_HANDLER_REMOVE from the handler, in a process no consumer's filter
+ * admits, removes the breakpoint from that process: only its first call is
+ * seen.  In the admitted process the breakpoint stays.
+ */
+TEST_F(api, handler_remove_in_filtered_out_child)
+{
+	pid_t child;
+
+	ASSERT_EQ(0, reg_pid(0, api_add, "remove", getpid()));
+	child = fork_caller(5);
+	ASSERT_LT(0, child);
+	EXPECT_EQ(1, log_count('h', child));
+	call_add(3);
+	EXPECT_EQ(3, log_count('h', getpid()));
+	EXPECT_EQ(4, hits(0));
+}
+
+/* UPROBE_HANDLER_REMOVE where the (absent) filter admits the process: kept. */
+TEST_F(api, handler_remove_kept_when_admitted)
+{
+	ASSERT_EQ(0, reg(0, api_add, "remove"));
+	call_add(5);
+	EXPECT_EQ(5, hits(0));
+}
+
+/*
+ * Several consumers of one probe all run, one after the other, each once
+ * per hit; the 6.12 kernel runs the most recently registered one first.
+ */
+TEST_F(api, consumers_run_newest_first)
+{
+	pid_t me = getpid();
+	char want[256];
+
+	ASSERT_EQ(0, reg(0, api_add, "h"));
+	ASSERT_EQ(0, reg(1, api_add, "h"));
+	ASSERT_EQ(0, reg(2, api_add, "h"));
+	call_add(1);
+	snprintf(want, sizeof(want), "2 h %d\n1 h %d\n0 h %d\n", me, me, me);
+	EXPECT_STREQ(want, handler_log());
+	/* Registered again, the oldest becomes the newest. */
+	ASSERT_EQ(0, ctl("unreg 0"));
+	ASSERT_EQ(0, reg(0, api_add, "h"));
+	ASSERT_EQ(0, ctl("reset"));
+	call_add(1);
+	snprintf(want, sizeof(want), "0 h %d\n2 h %d\n1 h %d\n", me, me, me);
+	EXPECT_STREQ(want, handler_log());
+}
+
+/*
+ * A handler that sets ax and returns to the caller replaces the function:
+ * the caller gets the value, the body never runs.  Unregistered, it runs.
+ */
+TEST_F(api, handler_skips_function)
+{
+	int i;
+
+	api_body_runs = 0;
+	ASSERT_EQ(0, reg(0, api_body, "ax=1234"));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(1234, api_body(i));
+	EXPECT_EQ(0, api_body_runs);
+	EXPECT_EQ(3, hits(0));
+	ASSERT_EQ(0, ctl("unreg 0"));
+	EXPECT_EQ(5, api_body(5));
+	EXPECT_EQ(1, api_body_runs);
+}
+
+/* A handler that sets the first argument register changes the result. */
+TEST_F(api, handler_changes_argument)
+{
+	EXPECT_EQ(3, api_add(1, 2));
+	ASSERT_EQ(0, reg(0, api_add, "di=1000"));
+	EXPECT_EQ(1002, api_add(1, 2));
+	EXPECT_EQ(1007, api_add(-50, 7));
+	ASSERT_EQ(0, ctl("unreg 0"));
+	EXPECT_EQ(3, api_add(1, 2));
+	EXPECT_EQ(2, hits(0));
+}
+
+/*
+ * uprobe_apply(false) removes the breakpoint from the processes the filter
+ * no longer admits, uprobe_apply(true) puts it back where it admits.
+ */
+TEST_F(api, apply_removes_and_adds)
+{
+	int err;
+
+	ASSERT_EQ(0, reg_pid(0, api_add, "h", getpid()));
+	call_add(5);
+	ASSERT_EQ(5, hits(0));
+	err = ctl("apply 0 0");
+	if (err == -EOPNOTSUPP)
+		SKIP(return, "the module could not find uprobe_apply()");
+	ASSERT_EQ(0, err);
+	call_add(5);
+	EXPECT_EQ(10, hits(0)) TH_LOG("apply(false) while the filter admits us");
+	ASSERT_EQ(0, ctl("filter 0 0"));
+	call_add(5);
+	EXPECT_EQ(15, hits(0)) TH_LOG("a filter change alone removes nothing");
+	ASSERT_EQ(0, ctl("apply 0 0"));
+	call_add(5);
+	EXPECT_EQ(15, hits(0)) TH_LOG("apply(false) once the filter rejects us");
+	ASSERT_EQ(0, ctl("apply 0 1"));
+	call_add(5);
+	EXPECT_EQ(15, hits(0)) TH_LOG("apply(true) while the filter rejects us");
+	ASSERT_EQ(0, ctl("filter 0 %d", getpid()));
+	call_add(5);
+	EXPECT_EQ(15, hits(0)) TH_LOG("a filter change alone adds nothing");
+	ASSERT_EQ(0, ctl("apply 0 1"));
+	call_add(5);
+	EXPECT_EQ(20, hits(0)) TH_LOG("apply(true) once the filter admits us");
+}
+
+/* After unregistering, no more hits; registering again brings them back. */
+TEST_F(api, unregister_stops_hits)
+{
+	ASSERT_EQ(0, reg(0, api_add, "h r"));
+	call_add(3);
+	ASSERT_EQ(0, ctl("unreg 0"));
+	call_add(3);
+	EXPECT_EQ(3, hits(0));
+	EXPECT_EQ(3, read_counts(0).rets);
+	EXPECT_EQ(5, api_add(2, 3));
+	ASSERT_EQ(0, reg(1, api_add, "h"));
+	call_add(2);
+	EXPECT_EQ(3, hits(0));
+	EXPECT_EQ(2, hits(1));
+}
+
+/*
+ * Unloading the module with consumers still registered unregisters them:
+ * the function is no longer replaced by the handler, and nothing runs the
+ * unloaded handler code.
+ */
+TEST_F(api, unload_unregisters)
+{
+	api_body_runs = 0;
+	ASSERT_EQ(0, reg(0, api_body, "ax=77"));
+	ASSERT_EQ(0, reg(1, api_add, "h r"));
+	EXPECT_EQ(77, api_body(1));
+	ASSERT_EQ(0, mod_unload());
+	self->loaded = false;
+	EXPECT_EQ(2, api_body(2));
+	EXPECT_EQ(1, api_body_runs);
+	EXPECT_EQ(9, api_add(4, 5));
+	/* Loaded again, it starts with no consumers and no counts. */
+	ASSERT_EQ(0, mod_load());
+	self->loaded = true;
+	call_add(2);
+	EXPECT_EQ(0, hits(0));
+	EXPECT_EQ(0, hits(1));
+	EXPECT_STREQ("", handler_log());
+}
+
+/* An offset beyond the end of the file is refused with -EINVAL. */
+TEST_F(api, register_beyond_file)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(self_path(), &st));
+	EXPECT_EQ(-EINVAL, reg_at(0, st.st_size + 4096, "h"));
+	EXPECT_EQ(-EINVAL, reg_at(0, st.st_size + 1, "h"));
+	EXPECT_EQ(0, reg(0, api_add, "h"));
+	call_add(1);
+	EXPECT_EQ(1, hits(0));
+}
+
+/*
+ * An offset in the middle of an instruction, on a byte that reads as int3,
+ * in a file mapped here (so the probe is armed at once): refused, and the
+ * function still runs correctly.  The 6.12 kernel says -ENOTSUPP (524, not
+ * a UAPI errno); -EOPNOTSUPP and -EINVAL are the documented alternatives.
+ */
+TEST_F(api, register_mid_instruction)
+{
+	unsigned long start = self_offset(api_movabs);
+	int err;
+
+	ASSERT_NE(0UL, start);
+	err = reg_at(0, start + 2, "h");
+	EXPECT_TRUE(err == -ENOTSUPP || err == -EOPNOTSUPP || err == -EINVAL)
+		TH_LOG("registering in the middle of movabs gave %d", err);
+	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
+	EXPECT_EQ(0, hits(0));
+	/* The slot stayed free and the instruction start is accepted. */
+	EXPECT_EQ(0, reg_at(0, start, "h"));
+	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
+	EXPECT_EQ(1, hits(0));
+}
+
+int main(int argc, char **argv)
+{
+	/* The process exec_caller() starts. */
+	if (argc == 3 && !strcmp(argv[1], "--call")) {
+		call_add(atoi(argv[2]));
+		return 0;
+	}
+	return test_harness_run(argc, argv);
+}
