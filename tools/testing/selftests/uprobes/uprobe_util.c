@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 
 #include "uprobe_util.h"
 
@@ -182,4 +184,129 @@ int run_wait(char *const argv[])
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+long profile_hits(const char *event)
+{
+	char *text = tfs_read("uprobe_profile"), *line, *save = NULL;
+	char name[256];
+	unsigned long hits;
+	const char *slash;
+	long found = -1;
+
+	if (!text)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%*s %255s %lu", name, &hits) != 2)
+			continue;
+		slash = strchr(name, '/');
+		if (!strcmp(name, event) || (slash && !strcmp(slash + 1, event))) {
+			found = hits;
+			break;
+		}
+	}
+	free(text);
+	return found;
+}
+
+int trace_count_pid(const char *text, const char *event, pid_t pid)
+{
+	const char *line = text, *end, *p, *dash;
+	char needle[256];
+	int n = 0;
+
+	snprintf(needle, sizeof(needle), " %s: (", event);
+	while (line && *line) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		/* "  COMM-PID  [CPU] FLAGS TIME: EVENT: (ADDR) ARGS" */
+		p = memmem(line, end - line, " [", 2);
+		if (*line != '#' && p && memmem(line, end - line, needle, strlen(needle))) {
+			for (dash = p; dash > line && *dash != '-'; dash--)
+				;
+			if (!pid || (*dash == '-' && atoi(dash + 1) == pid))
+				n++;
+		}
+		line = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+/* Reads "config:N" or "config:N-M" from a uprobe PMU format file. */
+static int uprobe_pmu_format(const char *name, int *lo, int *hi)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/uprobe/format/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "config:%d-%d", lo, hi);
+	fclose(f);
+	if (n < 1)
+		return -EINVAL;
+	if (n == 1)
+		*hi = *lo;
+	return 0;
+}
+
+int uprobe_pmu_type(void)
+{
+	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
+	int type = -ENOENT;
+
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%d", &type) != 1)
+		type = -EINVAL;
+	fclose(f);
+	return type;
+}
+
+int uprobe_perf_attr(struct perf_event_attr *attr, const char *path,
+		     unsigned long offset, int retprobe, unsigned long ref_ctr_offset)
+{
+	int type = uprobe_pmu_type(), lo, hi, err;
+
+	if (type < 0)
+		return type;
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->uprobe_path = (unsigned long)path;
+	attr->probe_offset = offset;
+	if (retprobe) {
+		err = uprobe_pmu_format("retprobe", &lo, &hi);
+		if (err)
+			return err;
+		attr->config |= 1ULL << lo;
+	}
+	if (ref_ctr_offset) {
+		err = uprobe_pmu_format("ref_ctr_offset", &lo, &hi);
+		if (err)
+			return err;
+		if (hi - lo < 63 && ref_ctr_offset >> (hi - lo + 1))
+			return -ERANGE;
+		attr->config |= (unsigned long long)ref_ctr_offset << lo;
+	}
+	return 0;
+}
+
+int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	int fd = syscall(__NR_perf_event_open, attr, pid, cpu, -1, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+long long perf_count(int fd)
+{
+	unsigned long long count;
+
+	if (read(fd, &count, sizeof(count)) != sizeof(count))
+		return -1;
+	return count;
 }

@@ -51,4 +51,31 @@ const char *self_path(void);
 /* Runs @argv, waits, returns its exit status or -1. */
 int run_wait(char *const argv[]);
 
+/*
+ * The hit count uprobe_profile shows for EVENT (the name with or without
+ * its "GROUP/"), or -1 if the event is not listed.
+ */
+long profile_hits(const char *event);
+/*
+ * How many lines of trace buffer @text are hits of EVENT by task @pid
+ * (any task if @pid is 0).
+ */
+int trace_count_pid(const char *text, const char *event, pid_t pid);
+
+/* The perf "uprobe" PMU (dynamic type and config layout read from sysfs). */
+struct perf_event_attr;
+/* The PMU's type, or -errno. */
+int uprobe_pmu_type(void);
+/*
+ * Fills @attr for a counting uprobe PMU event on @path at @offset, a return
+ * probe if @retprobe, with SDT semaphore @ref_ctr_offset (0: none); the bits
+ * of config come from the PMU's format files.  0 or -errno.
+ */
+int uprobe_perf_attr(struct perf_event_attr *attr, const char *path,
+		     unsigned long offset, int retprobe, unsigned long ref_ctr_offset);
+/* perf_event_open(@attr, @pid, @cpu, no group, no flags): fd or -errno. */
+int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu);
+/* The count of counting event @fd, or -1. */
+long long perf_count(int fd);
+
 #endif

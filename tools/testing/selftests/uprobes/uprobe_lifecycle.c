@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_lifecycle: probes across the life of processes and mappings.  A
+ * probe is (inode, offset); it must follow the file into threads, forked
+ * children, exec'ed images, dlopen'ed and hand-made mappings, through
+ * munmap/mremap/mprotect, and leave nothing behind when a process exits or
+ * the probe goes.  Every test counts hits exactly, in uprobe_profile and per
+ * task in the trace buffer.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "uprobe_util.h"
+
+#define GROUP "ulife"
+
+TARGET long life_target(long x)
+{
+	return x * 7 + 3;
+}
+
+/* Exits with @code if it is not negative: its return never happens. */
+TARGET long life_maybe_exit(long code)
+{
+	if (code >= 0)
+		_exit(code);
+	return 42 + code;
+}
+
+/*
+ * Exec mode: with UPL_EXEC_CALLS=N in the environment, any copy of this
+ * program calls life_target() N times at start-up, then execs argv[1..]
+ * (with the same environment) or exits.  Exit status 2: a wrong result.
+ */
+__attribute__((constructor)) static void exec_chain(int argc, char **argv)
+{
+	const char *calls = getenv("UPL_EXEC_CALLS");
+	long i, n;
+
+	if (!calls)
+		return;
+	n = atol(calls);
+	for (i = 0; i < n; i++)
+		if (life_target(i) != i * 7 + 3)
+			_exit(2);
+	if (argc > 1) {
+		execv(argv[1], argv + 1);
+		_exit(3);
+	}
+	_exit(0);
+}
+
+static int add_self_probe(const char *kind, const char *event, const void *func, const char *args)
+{
+	unsigned long off = self_offset(func);
+
+	if (!off)
+		return -ENOENT;
+	return uprobe_event_add("%s:%s/%s %s:0x%lx %s", kind, GROUP, event, self_path(), off,
+				args ? args : "");
+}
+
+/* Copies file @from to a new executable file in /tmp named after @tmpl. */
+static int copy_file(const char *from, char *tmpl, int suffixlen)
+{
+	char buf[65536];
+	int in, out, err = 0;
+	ssize_t n;
+
+	in = open(from, O_RDONLY);
+	if (in < 0)
+		return -errno;
+	out = mkstemps(tmpl, suffixlen);
+	if (out < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			err = -EIO;
+			break;
+		}
+	if (n < 0)
+		err = -errno;
+	if (fchmod(out, 0755))
+		err = -errno;
+	close(in);
+	close(out);
+	return err;
+}
+
+/* Whether a mapping of @path is in /proc/self/maps. */
+static int is_mapped(const char *path)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	if (!maps)
+		return -1;
+	while (getline(&line, &cap, maps) > 0)
+		if (strstr(line, path))
+			found = 1;
+	free(line);
+	fclose(maps);
+	return found;
+}
+
+static int count_in_trace(const char *event, pid_t pid)
+{
+	char *trace = trace_read();
+	int n;
+
+	if (!trace)
+		return -1;
+	n = trace_count_pid(trace, event, pid);
+	free(trace);
+	return n;
+}
+
+static int wait_exit_code(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* Child side: calls life_target() @n times; exit status 0 if all right. */
+static void __attribute__((noreturn)) child_calls(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		if (life_target(i) != i * 7 + 3)
+			_exit(2);
+	_exit(0);
+}
+
+FIXTURE(life) {
+	char copy[64];
+};
+
+FIXTURE_SETUP(life)
+{
+	tracing_reset();
+	self->copy[0] = '\0';
+}
+
+FIXTURE_TEARDOWN(life)
+{
+	tracing_reset();
+	if (self->copy[0])
+		unlink(self->copy);
+}
+
+#define NTHREADS 4
+#define NCALLS 50
+
+struct thread_arg {
+	pthread_barrier_t *start;
+	pid_t tid;
+	long bad;
+};
+
+static void *thread_calls(void *p)
+{
+	struct thread_arg *arg = p;
+	long i;
+
+	arg->tid = syscall(SYS_gettid);
+	pthread_barrier_wait(arg->start);
+	for (i = 0; i < NCALLS; i++)
+		if (life_target(i) != i * 7 + 3)
+			arg->bad++;
+	return NULL;
+}
+
+/* N threads hitting one probe at once: N*M hits, M per thread. */
+TEST_F(life, threads)
+{
+	struct thread_arg args[NTHREADS];
+	pthread_t threads[NTHREADS];
+	pthread_barrier_t start;
+	int i;
+
+	ASSERT_EQ(0, add_self_probe("p", "thr", life_target, NULL));
+	ASSERT_EQ(0, event_enable(GROUP, "thr", 1));
+	ASSERT_EQ(0, pthread_barrier_init(&start, NULL, NTHREADS));
+	for (i = 0; i < NTHREADS; i++) {
+		args[i] = (struct thread_arg){ .start = &start };
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL, thread_calls, &args[i]));
+	}
+	for (i = 0; i < NTHREADS; i++)
+		ASSERT_EQ(0, pthread_join(threads[i], NULL));
+	ASSERT_EQ(0, event_enable(GROUP, "thr", 0));
+	EXPECT_EQ(NTHREADS * NCALLS, profile_hits("thr"));
+	EXPECT_EQ(NTHREADS * NCALLS, count_in_trace("thr", 0));
+	for (i = 0; i < NTHREADS; i++) {
+		EXPECT_EQ(0, args[i].bad);
+		EXPECT_EQ(NCALLS, count_in_trace("thr", args[i].tid));
+	}
+}
+
+/* A forked child keeps the parent's breakpoints; its hits carry its pid. */
+TEST_F(life, fork_inherits)
+{
+	pid_t child;
+	int i;
+
+	ASSERT_EQ(0, add_self_probe("p", "fork", life_target, NULL));
+	ASSERT_EQ(0, event_enable(GROUP, "fork", 1));
+	for (i = 0; i < 3; i++)
+		life_target(i);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		child_calls(5);
+	ASSERT_EQ(0, wait_exit_code(child));
+	for (i = 0; i < 2; i++)
+		life_target(i);
+	ASSERT_EQ(0, event_enable(GROUP, "fork", 0));
+	EXPECT_EQ(5, count_in_trace("fork", child));
+	EXPECT_EQ(5, count_in_trace("fork", getpid()));
+	EXPECT_EQ(10, profile_hits("fork"));
+}
+
+/* A probe registered while a forked child lives covers parent and child. */
+TEST_F(life, register_after_fork)
+{
+	int go[2];
+	pid_t child;
+	char c = 0;
+	int i;
+
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(4);
+		child_calls(4);
+	}
+	close(go[0]);
+	/* Before the probe: not counted. */
+	life_target(1);
+	ASSERT_EQ(0, add_self_probe("p", "late", life_target, NULL));
+	ASSERT_EQ(0, event_enable(GROUP, "late", 1));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	close(go[1]);
+	ASSERT_EQ(0, wait_exit_code(child));
+	for (i = 0; i < 3; i++)
+		life_target(i);
+	ASSERT_EQ(0, event_enable(GROUP, "late", 0));
+	EXPECT_EQ(4, count_in_trace("late", child));
+	EXPECT_EQ(3, count_in_trace("late", getpid()));
+	EXPECT_EQ(7, profile_hits("late"));
+}
+
+/*
+ * exec drops the old image's breakpoints and arms the new image's.  One
+ * process, without address randomisation, execs in turn: a copy of this
+ * program (another inode: not probed), this program (probed), the copy
+ * again.  Each image calls life_target() at the same virtual address; only
+ * the 3 calls of the probed image may be seen.
+ */
+TEST_F(life, exec)
+{
+	char n[] = "UPL_EXEC_CALLS=3";
+	pid_t child;
+
+	snprintf(self->copy, sizeof(self->copy), "/tmp/upl-copy-XXXXXX");
+	ASSERT_EQ(0, copy_file(self_path(), self->copy, 0));
+	ASSERT_EQ(0, add_self_probe("p", "exec", life_target, NULL));
+	ASSERT_EQ(0, event_enable(GROUP, "exec", 1));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		char *argv[] = { self->copy, (char *)self_path(), self->copy, NULL };
+		char *envp[] = { n, NULL };
+
+		personality(ADDR_NO_RANDOMIZE);
+		execve(argv[0], argv, envp);
+		_exit(5);
+	}
+	ASSERT_EQ(0, wait_exit_code(child));
+	ASSERT_EQ(0, event_enable(GROUP, "exec", 0));
+	EXPECT_EQ(3, count_in_trace("exec", child));
+	EXPECT_EQ(3, profile_hits("exec"));
+}
+
+/*
+ * Processes that exit while probed, normally, from inside a function with a
+ * pending return probe, or killed in the middle of hitting, leave nothing
+ * behind: later processes are traced exactly and the probes go cleanly.
+ */
+TEST_F(life, exit_while_probed)
+{
+	pid_t done, inside, killed, later;
+	long hits = 0;
+	char *text;
+	int i;
+
+	ASSERT_EQ(0, add_self_probe("p", "ex", life_target, NULL));
+	ASSERT_EQ(0, add_self_probe("r", "exret", life_maybe_exit, "rv=$retval:s64"));
+	ASSERT_EQ(0, event_enable(GROUP, "ex", 1));
+	ASSERT_EQ(0, event_enable(GROUP, "exret", 1));
+
+	done = fork();
+	ASSERT_LE(0, done);
+	if (done == 0)
+		child_calls(3);
+	ASSERT_EQ(0, wait_exit_code(done));
+
+	inside = fork();
+	ASSERT_LE(0, inside);
+	if (inside == 0) {
+		life_target(1);
+		life_maybe_exit(7);
+		_exit(1);
+	}
+	ASSERT_EQ(7, wait_exit_code(inside));
+
+	killed = fork();
+	ASSERT_LE(0, killed);
+	if (killed == 0)
+		for (;;)
+			life_target(2);
+	/* Let it hit a few times, then kill it wherever it is. */
+	for (i = 0; i < 6000 && hits < 20; i++) {
+		usleep(5000);
+		hits = profile_hits("ex");
+	}
+	ASSERT_LE(20, hits);
+	ASSERT_EQ(0, kill(killed, SIGKILL));
+	ASSERT_EQ(128 + SIGKILL, wait_exit_code(killed));
+
+	later = fork();
+	ASSERT_LE(0, later);
+	if (later == 0) {
+		for (i = 0; i < 4; i++)
+			if (life_target(i) != i * 7 + 3)
+				_exit(2);
+		_exit(life_maybe_exit(-1) == 41 ? 0 : 2);
+	}
+	ASSERT_EQ(0, wait_exit_code(later));
+	ASSERT_EQ(0, event_enable(GROUP, "ex", 0));
+	ASSERT_EQ(0, event_enable(GROUP, "exret", 0));
+
+	EXPECT_EQ(3, count_in_trace("ex", done));
+	EXPECT_EQ(1, count_in_trace("ex", inside));
+	EXPECT_EQ(4, count_in_trace("ex", later));
+	/* Every hit of the killed child is both counted and traced. */
+	EXPECT_EQ(profile_hits("ex"), count_in_trace("ex", 0));
+	EXPECT_EQ(profile_hits("ex") - 8, count_in_trace("ex", killed));
+	/* Only the return that happened is reported. */
+	EXPECT_EQ(0, count_in_trace("exret", inside));
+	EXPECT_EQ(1, count_in_trace("exret", later));
+	EXPECT_EQ(1, count_in_trace("exret", 0));
+	text = trace_read();
+	ASSERT_NE(NULL, text);
+	EXPECT_EQ(1, count_lines(text, "rv=41"));
+	free(text);
+	/* The probes go away cleanly. */
+	EXPECT_EQ(0, uprobe_event_add("-:" GROUP "/ex"));
+	EXPECT_EQ(0, uprobe_event_add("-:" GROUP "/exret"));
+	text = tfs_read("uprobe_events");
+	ASSERT_NE(NULL, text);
+	EXPECT_STREQ("", text);
+	free(text);
+}
+
+typedef long (*lib_fn)(long);
+
+/* Copies liblifecycle.so (next to this program) to /tmp as @copy. */
+static int lib_copy(char *copy, size_t len)
+{
+	char dir[PATH_MAX], lib[PATH_MAX + 32];
+
+	snprintf(dir, sizeof(dir), "%s", self_path());
+	snprintf(lib, sizeof(lib), "%s/liblifecycle.so", dirname(dir));
+	snprintf(copy, len, "/tmp/upl-lib-XXXXXX.so");
+	return copy_file(lib, copy, 3);
+}
+
+/* The file offset of @sym in shared object @path (loaded, then unloaded). */
+static long lib_offset(const char *path, const char *sym)
+{
+	char file[PATH_MAX];
+	unsigned long off;
+	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	void *fn;
+	long ret = -1;
+
+	if (!handle)
+		return -1;
+	fn = dlsym(handle, sym);
+	if (fn && !file_offset(fn, file, sizeof(file), &off) && !strcmp(file, path))
+		ret = off;
+	dlclose(handle);
+	return ret;
+}
+
+/*
+ * A probe on a shared object registered while it is not loaded: hits once
+ * dlopen()ed, none is lost or left after dlclose(), hits again once loaded
+ * anew.  The file itself never shows the breakpoint.
+ */
+TEST_F(life, dlopen_dlclose)
+{
+	unsigned char orig, now;
+	void *handle;
+	lib_fn leaf, call;
+	long off;
+	int fd, i;
+
+	ASSERT_EQ(0, lib_copy(self->copy, sizeof(self->copy)));
+	off = lib_offset(self->copy, "lifecycle_leaf");
+	ASSERT_LT(0, off);
+	ASSERT_EQ(0, is_mapped(self->copy));
+	fd = open(self->copy, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, pread(fd, &orig, 1, off));
+
+	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/lib %s:0x%lx", self->copy, off));
+	ASSERT_EQ(0, event_enable(GROUP, "lib", 1));
+
+	handle = dlopen(self->copy, RTLD_NOW | RTLD_LOCAL);
+	ASSERT_NE(NULL, handle);
+	leaf = (lib_fn)dlsym(handle, "lifecycle_leaf");
+	call = (lib_fn)dlsym(handle, "lifecycle_call");
+	ASSERT_NE(NULL, leaf);
+	ASSERT_NE(NULL, call);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(3 * i + 1, leaf(i));
+	EXPECT_EQ(3 * 5 + 3, call(5));
+	EXPECT_EQ(4, profile_hits("lib"));
+	/* The page cache (what read() sees) is never written. */
+	ASSERT_EQ(1, pread(fd, &now, 1, off));
+	EXPECT_EQ(orig, now);
+
+	ASSERT_EQ(0, dlclose(handle));
+	ASSERT_EQ(0, is_mapped(self->copy));
+	EXPECT_EQ(4, profile_hits("lib"));
+
+	handle = dlopen(self->copy, RTLD_NOW | RTLD_LOCAL);
+	ASSERT_NE(NULL, handle);
+	leaf = (lib_fn)dlsym(handle, "lifecycle_leaf");
+	ASSERT_NE(NULL, leaf);
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(3 * i + 1, leaf(i));
+	EXPECT_EQ(6, profile_hits("lib"));
+	EXPECT_EQ(6, count_in_trace("lib", getpid()));
+
+	/* Disarmed: the library runs unprobed, nothing more is counted. */
+	ASSERT_EQ(0, event_enable(GROUP, "lib", 0));
+	EXPECT_EQ(3 * 9 + 1, leaf(9));
+	EXPECT_EQ(6, profile_hits("lib"));
+	ASSERT_EQ(0, dlclose(handle));
+	close(fd);
+}
+
+/* A page of the probed file mapped by hand, and the probed function in it. */
+struct text_map {
+	int fd;
+	long off;
+	size_t len;
+	void *map;
+};
+
+static lib_fn text_map(struct text_map *t, void *hint)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	t->len = page;
+	t->map = mmap(hint, t->len, PROT_READ | PROT_EXEC, MAP_PRIVATE, t->fd,
+		      t->off & ~(page - 1));
+	if (t->map == MAP_FAILED)
+		return NULL;
+	return (lib_fn)((char *)t->map + (t->off & (page - 1)));
+}
+
+static long text_calls(lib_fn fn, int n)
+{
+	long bad = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (fn(i + 10) != 3 * (i + 10) + 1)
+			bad++;
+	return bad;
+}
+
+/*
+ * The probed text mapped by hand: hits in a fresh mmap, none lost across
+ * munmap and a new mmap or mremap to another address; the code computes
+ * the same all along, and runs clean once the probe is disabled.
+ */
+TEST_F(life, munmap_mremap)
+{
+	struct text_map t;
+	void *moved, *hole;
+	lib_fn fn;
+
+	ASSERT_EQ(0, lib_copy(self->copy, sizeof(self->copy)));
+	t.off = lib_offset(self->copy, "lifecycle_leaf");
+	ASSERT_LT(0, t.off);
+	t.fd = open(self->copy, O_RDONLY);
+	ASSERT_LE(0, t.fd);
+	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/text %s:0x%lx", self->copy, t.off));
+	ASSERT_EQ(0, event_enable(GROUP, "text", 1));
+
+	fn = text_map(&t, NULL);
+	ASSERT_NE(NULL, fn);
+	EXPECT_EQ(0, text_calls(fn, 3));
+	EXPECT_EQ(3, profile_hits("text"));
+
+	ASSERT_EQ(0, munmap(t.map, t.len));
+	EXPECT_EQ(0, is_mapped(self->copy));
+	fn = text_map(&t, NULL);
+	ASSERT_NE(NULL, fn);
+	EXPECT_EQ(0, text_calls(fn, 2));
+	EXPECT_EQ(5, profile_hits("text"));
+
+	/* Move it to a fresh address (reserved first, so that it is free). */
+	hole = mmap(NULL, 16 * t.len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	moved = mremap(t.map, t.len, t.len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       (char *)hole + 8 * t.len);
+	ASSERT_NE(MAP_FAILED, moved);
+	fn = (lib_fn)((char *)moved + ((char *)fn - (char *)t.map));
+	t.map = moved;
+	EXPECT_EQ(0, text_calls(fn, 4));
+	EXPECT_EQ(9, profile_hits("text"));
+
+	ASSERT_EQ(0, event_enable(GROUP, "text", 0));
+	EXPECT_EQ(0, text_calls(fn, 2));
+	EXPECT_EQ(9, profile_hits("text"));
+	EXPECT_EQ(9, count_in_trace("text", getpid()));
+	munmap(hole, 16 * t.len);
+	close(t.fd);
+}
+
+/* mprotect of the probed text to RW or none and back to RX loses no hit. */
+TEST_F(life, mprotect)
+{
+	struct text_map t;
+	lib_fn fn;
+
+	ASSERT_EQ(0, lib_copy(self->copy, sizeof(self->copy)));
+	t.off = lib_offset(self->copy, "lifecycle_leaf");
+	ASSERT_LT(0, t.off);
+	t.fd = open(self->copy, O_RDONLY);
+	ASSERT_LE(0, t.fd);
+	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/prot %s:0x%lx", self->copy, t.off));
+	ASSERT_EQ(0, event_enable(GROUP, "prot", 1));
+
+	fn = text_map(&t, NULL);
+	ASSERT_NE(NULL, fn);
+	EXPECT_EQ(0, text_calls(fn, 2));
+	EXPECT_EQ(2, profile_hits("prot"));
+
+	ASSERT_EQ(0, mprotect(t.map, t.len, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, mprotect(t.map, t.len, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(0, text_calls(fn, 3));
+	EXPECT_EQ(5, profile_hits("prot"));
+
+	ASSERT_EQ(0, mprotect(t.map, t.len, PROT_NONE));
+	ASSERT_EQ(0, mprotect(t.map, t.len, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(0, text_calls(fn, 2));
+	EXPECT_EQ(7, profile_hits("prot"));
+
+	ASSERT_EQ(0, event_enable(GROUP, "prot", 0));
+	EXPECT_EQ(0, text_calls(fn, 2));
+	EXPECT_EQ(7, profile_hits("prot"));
+	EXPECT_EQ(7, count_in_trace("prot", getpid()));
+	munmap(t.map, t.len);
+	close(t.fd);
+}
+
+TEST_HARNESS_MAIN
