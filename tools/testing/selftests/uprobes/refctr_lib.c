@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A shared object for uprobe_refctr: a probe site and its SDT semaphore,
+ * whose pages a process maps only when it dlopen()s this file, i.e. after
+ * the probe was registered.
+ */
+
+/* In a data section of its own, as sdt.h does: file-backed, never in .bss. */
+__attribute__((section(".probes"), used, visibility("default")))
+volatile unsigned short refctr_lib_sema;
+
+__attribute__((noipa, used, visibility("default")))
+int refctr_lib_func(int x)
+{
+	return x * 3 + 1;
+}
+
+__attribute__((used, visibility("default")))
+unsigned short refctr_lib_sema_value(void)
+{
+	return refctr_lib_sema;
+}

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_perf: the perf "uprobe" PMU, as perf_event_open() users (perf,
+ * bpftrace, libbpf) reach it.  The events probe functions of this very
+ * program and count: exact hits of entry and return probes, per task or per
+ * CPU, with inherit off and on; an SDT semaphore named in config counts the
+ * probes that use it while their events exist; samples carry the probed
+ * address; a probe on a missing file or past the end of one is refused.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "../kselftest_harness.h"
+#include "uprobe_util.h"
+
+TARGET long perf_target(long a)
+{
+	return a + 1;
+}
+
+TARGET long perf_other(long a)
+{
+	return a + 2;
+}
+
+/* While the innermost call runs: the counts of rec_fd[] then. */
+static int rec_fd[2];
+static long long rec_seen[2];
+
+TARGET long perf_recurse(int depth)
+{
+	if (depth == 0) {
+		rec_seen[0] = perf_count(rec_fd[0]);
+		rec_seen[1] = perf_count(rec_fd[1]);
+		return 0;
+	}
+	return perf_recurse(depth - 1) + 1;
+}
+
+/* An SDT semaphore: file-backed data, as sdt.h puts it in ".probes". */
+__attribute__((section(".probes"), used)) volatile unsigned short perf_sema;
+
+static void call_n(long (*fn)(long), int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fn(i);
+}
+
+/* A uprobe PMU event on @fn of this program: fd or -errno. */
+static int probe_open(void *fn, int retprobe, const volatile void *sema,
+		      pid_t pid, int cpu, int inherit)
+{
+	struct perf_event_attr attr;
+	unsigned long ref = sema ? self_offset((const void *)sema) : 0;
+	int err;
+
+	err = uprobe_perf_attr(&attr, self_path(), self_offset(fn), retprobe, ref);
+	if (err)
+		return err;
+	attr.inherit = inherit;
+	return perf_open(&attr, pid, cpu);
+}
+
+/*
+ * A forked child that, each time it is told, calls perf_target() @calls
+ * times, optionally pinned to @cpu; it exits when told to.
+ */
+struct kid {
+	pid_t pid;
+	int to, from;
+};
+
+static int kid_start(struct kid *k, int calls, int cpu)
+{
+	int down[2], up[2];
+	char c;
+
+	if (pipe(down) || pipe(up))
+		return -1;
+	k->pid = fork();
+	if (k->pid < 0)
+		return -1;
+	if (k->pid == 0) {
+		cpu_set_t set;
+
+		close(down[1]);
+		close(up[0]);
+		if (cpu >= 0) {
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				_exit(2);
+		}
+		while (read(down[0], &c, 1) == 1 && c == 'g') {
+			call_n(perf_target, calls);
+			if (write(up[1], "d", 1) != 1)
+				_exit(3);
+		}
+		_exit(0);
+	}
+	close(down[0]);
+	close(up[1]);
+	k->to = down[1];
+	k->from = up[0];
+	return 0;
+}
+
+/* Lets the child do its calls once; 0 when they are done. */
+static int kid_run(struct kid *k)
+{
+	char c;
+
+	if (write(k->to, "g", 1) != 1 || read(k->from, &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
+/* Ends the child; its exit status or -1. */
+static int kid_end(struct kid *k)
+{
+	int status;
+
+	write(k->to, "q", 1);
+	close(k->to);
+	close(k->from);
+	if (waitpid(k->pid, &status, 0) != k->pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+FIXTURE(perf) {
+	int fd[4];
+};
+
+FIXTURE_SETUP(perf)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		self->fd[i] = -1;
+	if (uprobe_pmu_type() < 0)
+		SKIP(return, "no uprobe PMU");
+	ASSERT_NE(0UL, self_offset(perf_target));
+	ASSERT_NE(0UL, self_offset((const void *)&perf_sema));
+}
+
+FIXTURE_TEARDOWN(perf)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (self->fd[i] >= 0)
+			close(self->fd[i]);
+}
+
+/* An entry probe counts each call of its function, and nothing else. */
+TEST_F(perf, entry_counts_calls)
+{
+	self->fd[0] = probe_open(perf_target, 0, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[0]);
+	self->fd[1] = probe_open(perf_other, 0, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[1]);
+	EXPECT_EQ(0, perf_count(self->fd[0]));
+	call_n(perf_target, 100);
+	call_n(perf_other, 30);
+	call_n(perf_target, 23);
+	EXPECT_EQ(123, perf_count(self->fd[0]));
+	EXPECT_EQ(30, perf_count(self->fd[1]));
+}
+
+/*
+ * A return probe counts each return, when the function returns, alongside
+ * an entry probe.
+ */
+TEST_F(perf, return_counts_returns)
+{
+	long sum = 0;
+	int i;
+
+	self->fd[0] = probe_open(perf_target, 1, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[0]);
+	self->fd[1] = probe_open(perf_target, 0, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[1]);
+	for (i = 0; i < 77; i++)
+		sum += perf_target(i);
+	/* The probed function still returns its result. */
+	EXPECT_EQ(77 * 76 / 2 + 77, sum);
+	EXPECT_EQ(77, perf_count(self->fd[0]));
+	EXPECT_EQ(77, perf_count(self->fd[1]));
+
+	/* Nested calls: at the innermost, 5 entries and no return yet. */
+	self->fd[2] = probe_open(perf_recurse, 1, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[2]);
+	self->fd[3] = probe_open(perf_recurse, 0, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[3]);
+	rec_fd[0] = self->fd[2];
+	rec_fd[1] = self->fd[3];
+	EXPECT_EQ(4, perf_recurse(4));
+	EXPECT_EQ(0, rec_seen[0]);
+	EXPECT_EQ(5, rec_seen[1]);
+	EXPECT_EQ(5, perf_count(self->fd[2]));
+	EXPECT_EQ(5, perf_count(self->fd[3]));
+}
+
+/* A disabled event counts nothing; the ioctls switch it exactly. */
+TEST_F(perf, enable_disable_ioctl)
+{
+	struct perf_event_attr attr;
+
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(perf_target), 0, 0));
+	attr.disabled = 1;
+	self->fd[0] = perf_open(&attr, 0, -1);
+	ASSERT_LE(0, self->fd[0]);
+	call_n(perf_target, 10);
+	EXPECT_EQ(0, perf_count(self->fd[0]));
+	ASSERT_EQ(0, ioctl(self->fd[0], PERF_EVENT_IOC_ENABLE, 0));
+	call_n(perf_target, 20);
+	ASSERT_EQ(0, ioctl(self->fd[0], PERF_EVENT_IOC_DISABLE, 0));
+	call_n(perf_target, 5);
+	EXPECT_EQ(20, perf_count(self->fd[0]));
+}
+
+/*
+ * An event opened for a pid counts that task's hits only, while another
+ * process calls the same function.
+ */
+TEST_F(perf, pid_scoped)
+{
+	struct kid kid;
+
+	ASSERT_EQ(0, kid_start(&kid, 7, -1));
+	self->fd[0] = probe_open(perf_target, 0, NULL, kid.pid, -1, 0);
+	ASSERT_LE(0, self->fd[0]);
+	self->fd[1] = probe_open(perf_target, 0, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[1]);
+	call_n(perf_target, 11);
+	ASSERT_EQ(0, kid_run(&kid));
+	call_n(perf_target, 2);
+	ASSERT_EQ(0, kid_run(&kid));
+	EXPECT_EQ(14, perf_count(self->fd[0]));
+	EXPECT_EQ(13, perf_count(self->fd[1]));
+	ASSERT_EQ(0, kid_end(&kid));
+	/* The count outlives the task. */
+	EXPECT_EQ(14, perf_count(self->fd[0]));
+}
+
+/* Only the child counts when the event is for the child alone. */
+TEST_F(perf, pid_scoped_other_only)
+{
+	struct kid kid;
+
+	ASSERT_EQ(0, kid_start(&kid, 9, -1));
+	self->fd[0] = probe_open(perf_target, 0, NULL, kid.pid, -1, 0);
+	ASSERT_LE(0, self->fd[0]);
+	call_n(perf_target, 50);
+	ASSERT_EQ(0, kid_run(&kid));
+	EXPECT_EQ(9, perf_count(self->fd[0]));
+	ASSERT_EQ(0, kid_end(&kid));
+}
+
+/* cpu -1, inherit off: a child forked after the open is not counted. */
+TEST_F(perf, inherit_off)
+{
+	struct kid kid;
+
+	self->fd[0] = probe_open(perf_target, 0, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[0]);
+	self->fd[1] = probe_open(perf_target, 1, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[1]);
+	call_n(perf_target, 4);
+	ASSERT_EQ(0, kid_start(&kid, 6, -1));
+	ASSERT_EQ(0, kid_run(&kid));
+	ASSERT_EQ(0, kid_end(&kid));
+	call_n(perf_target, 1);
+	EXPECT_EQ(5, perf_count(self->fd[0]));
+	EXPECT_EQ(5, perf_count(self->fd[1]));
+}
+
+/*
+ * cpu -1, inherit on: the child gets its own copy of the event, whose count
+ * is added to the parent's when the child exits.  Shown with a return
+ * probe: on the base kernel an inherited entry-probe event does not count
+ * the child's hits (the filter of the task event does not take the child's
+ * mm) and loses the parent's hits after the fork, and an inherited
+ * return-probe event next to a non-inherited entry-probe event does not
+ * count the child's returns either; those are only logged.
+ */
+TEST_F(perf, inherit_on)
+{
+	long long entries;
+	struct kid kid;
+
+	self->fd[0] = probe_open(perf_target, 1, NULL, 0, -1, 1);
+	ASSERT_LE(0, self->fd[0]);
+	call_n(perf_target, 4);
+	ASSERT_EQ(0, kid_start(&kid, 6, -1));
+	ASSERT_EQ(0, kid_run(&kid));
+	ASSERT_EQ(0, kid_run(&kid));
+	ASSERT_EQ(0, kid_end(&kid));
+	call_n(perf_target, 1);
+	EXPECT_EQ(5 + 12, perf_count(self->fd[0]));
+	close(self->fd[0]);
+	self->fd[0] = -1;
+
+	self->fd[1] = probe_open(perf_other, 0, NULL, 0, -1, 1);
+	ASSERT_LE(0, self->fd[1]);
+	call_n(perf_other, 4);
+	if (fork() == 0) {
+		call_n(perf_other, 6);
+		_exit(0);
+	}
+	ASSERT_LT(0, wait(NULL));
+	call_n(perf_other, 1);
+	entries = perf_count(self->fd[1]);
+	TH_LOG("inherited entry event: %lld (parent 4 + 1 hits, child 6)", entries);
+	EXPECT_LE(4, entries);
+	EXPECT_GE(4 + 1 + 6, entries);
+}
+
+/*
+ * pid -1, one CPU: every process's hits on that CPU and, given a second
+ * CPU, none of the hits on the other one.
+ */
+TEST_F(perf, cpu_wide)
+{
+	int two = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	struct kid here, there;
+
+	ASSERT_EQ(0, pin_self(0));
+	ASSERT_EQ(0, kid_start(&here, 5, 0));
+	self->fd[0] = probe_open(perf_target, 0, NULL, -1, 0, 0);
+	ASSERT_LE(0, self->fd[0]);
+	call_n(perf_target, 3);
+	ASSERT_EQ(0, kid_run(&here));
+	ASSERT_EQ(0, kid_run(&here));
+	EXPECT_EQ(13, perf_count(self->fd[0]));
+	ASSERT_EQ(0, kid_end(&here));
+	if (!two)
+		return;
+	ASSERT_EQ(0, kid_start(&there, 8, 1));
+	self->fd[1] = probe_open(perf_target, 0, NULL, -1, 1, 0);
+	ASSERT_LE(0, self->fd[1]);
+	ASSERT_EQ(0, kid_run(&there));
+	ASSERT_EQ(0, kid_run(&there));
+	EXPECT_EQ(13, perf_count(self->fd[0]));
+	EXPECT_EQ(16, perf_count(self->fd[1]));
+	ASSERT_EQ(0, kid_end(&there));
+}
+
+/*
+ * The semaphore named in config counts the probes that use it, once per
+ * probe however many events share the probe, while their events exist.
+ */
+TEST_F(perf, ref_ctr_counts_probes)
+{
+	EXPECT_EQ(0, perf_sema);
+	self->fd[0] = probe_open(perf_target, 0, &perf_sema, 0, -1, 0);
+	ASSERT_LE(0, self->fd[0]);
+	EXPECT_EQ(1, perf_sema);
+	self->fd[1] = probe_open(perf_other, 0, &perf_sema, 0, -1, 0);
+	ASSERT_LE(0, self->fd[1]);
+	EXPECT_EQ(2, perf_sema);
+	/* A second event on the same probe: still one probe. */
+	self->fd[2] = probe_open(perf_target, 0, &perf_sema, 0, -1, 0);
+	ASSERT_LE(0, self->fd[2]);
+	EXPECT_EQ(2, perf_sema);
+	call_n(perf_target, 3);
+	EXPECT_EQ(3, perf_count(self->fd[0]));
+	EXPECT_EQ(3, perf_count(self->fd[2]));
+	close(self->fd[2]);
+	self->fd[2] = -1;
+	EXPECT_EQ(2, perf_sema);
+	close(self->fd[1]);
+	self->fd[1] = -1;
+	EXPECT_EQ(1, perf_sema);
+	close(self->fd[0]);
+	self->fd[0] = -1;
+	EXPECT_EQ(0, perf_sema);
+}
+
+/* The semaphore of a process the event does not cover stays 0. */
+TEST_F(perf, ref_ctr_pid_scoped)
+{
+	int down[2], up[2];
+	unsigned short seen;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, pipe(down));
+	ASSERT_EQ(0, pipe(up));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		while (read(down[0], &c, 1) == 1 && c == 'r') {
+			seen = perf_sema;
+			if (write(up[1], &seen, sizeof(seen)) != sizeof(seen))
+				_exit(1);
+		}
+		_exit(0);
+	}
+	self->fd[0] = probe_open(perf_target, 0, &perf_sema, pid, -1, 0);
+	ASSERT_LE(0, self->fd[0]);
+	ASSERT_EQ(1, write(down[1], "r", 1));
+	ASSERT_EQ(sizeof(seen), read(up[0], &seen, sizeof(seen)));
+	EXPECT_EQ(1, seen);
+	EXPECT_EQ(0, perf_sema);
+	close(self->fd[0]);
+	self->fd[0] = -1;
+	ASSERT_EQ(1, write(down[1], "r", 1));
+	ASSERT_EQ(sizeof(seen), read(up[0], &seen, sizeof(seen)));
+	EXPECT_EQ(0, seen);
+	ASSERT_EQ(1, write(down[1], "q", 1));
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+}
+
+/* One probe has one semaphore: another one (or none) is refused. */
+TEST_F(perf, ref_ctr_conflict)
+{
+	self->fd[0] = probe_open(perf_target, 0, &perf_sema, 0, -1, 0);
+	ASSERT_LE(0, self->fd[0]);
+	EXPECT_EQ(-EINVAL, probe_open(perf_target, 0, (char *)&perf_sema + 2, 0, -1, 0));
+	EXPECT_EQ(-EINVAL, probe_open(perf_target, 0, NULL, 0, -1, 0));
+	EXPECT_EQ(1, perf_sema);
+	close(self->fd[0]);
+	self->fd[0] = -1;
+	EXPECT_EQ(0, perf_sema);
+	/* Once the probe is gone, any semaphore will do. */
+	self->fd[0] = probe_open(perf_target, 0, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[0]);
+	call_n(perf_target, 2);
+	EXPECT_EQ(2, perf_count(self->fd[0]));
+}
+
+/* A missing file and an offset past the end of the file are refused. */
+TEST_F(perf, bad_target_refused)
+{
+	struct perf_event_attr attr;
+	struct stat st;
+
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, "/tmp/uprobe_perf-no-such-file", 0x100, 0, 0));
+	EXPECT_EQ(-ENOENT, perf_open(&attr, 0, -1));
+	ASSERT_EQ(0, stat(self_path(), &st));
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), st.st_size + 4096, 0, 0));
+	EXPECT_EQ(-EINVAL, perf_open(&attr, 0, -1));
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), st.st_size + 4096, 1, 0));
+	EXPECT_EQ(-EINVAL, perf_open(&attr, 0, -1));
+	/* The same attr on a real function opens: the errors were the target's. */
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(perf_target), 0, 0));
+	self->fd[0] = perf_open(&attr, 0, -1);
+	ASSERT_LE(0, self->fd[0]);
+}
+
+/* PERF_SAMPLE_IP: one sample per hit, carrying the probed address. */
+TEST_F(perf, sample_ip)
+{
+	const size_t pages = 1 + 8, psize = sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *meta;
+	struct perf_event_attr attr;
+	unsigned long long head, pos;
+	int samples = 0, at_target = 0;
+	char *ring;
+
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(perf_target), 0, 0));
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_IP;
+	attr.wakeup_events = 1;
+	self->fd[0] = perf_open(&attr, 0, -1);
+	ASSERT_LE(0, self->fd[0]);
+	meta = mmap(NULL, pages * psize, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd[0], 0);
+	ASSERT_NE(MAP_FAILED, meta);
+	ring = (char *)meta + psize;
+	call_n(perf_target, 3);
+	call_n(perf_other, 2);
+	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	for (pos = meta->data_tail; pos < head;) {
+		struct perf_event_header hdr;
+		unsigned long long ip;
+		size_t size = (pages - 1) * psize, at = pos % size;
+
+		ASSERT_LE(at + sizeof(hdr) + sizeof(ip), size);
+		memcpy(&hdr, ring + at, sizeof(hdr));
+		ASSERT_LT(0, hdr.size);
+		if (hdr.type == PERF_RECORD_SAMPLE) {
+			memcpy(&ip, ring + at + sizeof(hdr), sizeof(ip));
+			samples++;
+			at_target += ip == (unsigned long)perf_target;
+		}
+		pos += hdr.size;
+	}
+	EXPECT_EQ(3, samples);
+	EXPECT_EQ(3, at_target);
+	EXPECT_EQ(3, perf_count(self->fd[0]));
+	munmap(meta, pages * psize);
+}
+
+TEST_HARNESS_MAIN
