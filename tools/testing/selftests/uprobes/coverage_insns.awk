@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Turns "objdump -d --no-show-raw-insn coverage_work.o" into a C table of
 # the instructions of the cov_* functions: { function, offset, text }.
 function hex(s,    i, n) {

@@ -13,6 +13,7 @@
 #include <xmmintrin.h>
 
 #include "coverage_work.h"
+#include "uprobe_util.h"
 
 #define COUNT(fn) (cov_calls[fn]++)
 /* Kept whole: no clones, no inlining, so each entry is a real entry. */
@@ -67,7 +68,7 @@ WORK double cov_sse(const float *in, float *out, int n)
 	__m128i ia, ib;
 	__m128 acc = _mm_setzero_ps();
 	double d = 0;
-	int i, lanes[4] __attribute__((aligned(16)));
+	int i, lanes[4] __aligned(16);
 
 	COUNT(COV_SSE);
 	for (i = 0; i + 4 <= n; i += 4) {
@@ -139,23 +140,25 @@ long (*const cov_ops[4])(long) = { cov_op0, cov_op1, cov_op2, cov_op3 };
 
 WORK long cov_indirect(int i, long x)
 {
-	long (*volatile fn)(long) = cov_ops[i & 3];
+	long (*fn)(long x);
 
+	/* Through memory, so that the first call stays indirect. */
+	__atomic_store_n(&fn, cov_ops[i & 3], __ATOMIC_RELAXED);
 	COUNT(COV_INDIRECT);
-	return fn(x) + cov_ops[(i + 1) & 3](x);
+	return __atomic_load_n(&fn, __ATOMIC_RELAXED)(x) + cov_ops[(i + 1) & 3](x);
 }
 
 WORK long cov_alloca(int n)
 {
-	volatile char *p = __builtin_alloca(n);
+	char *p = __builtin_alloca(n);
 	long sum = 0;
 	int i;
 
 	COUNT(COV_ALLOCA);
 	for (i = 0; i < n; i++)
-		p[i] = i * 7;
+		__atomic_store_n(&p[i], i * 7, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++)
-		sum += p[i];
+		sum += __atomic_load_n(&p[i], __ATOMIC_RELAXED);
 	return sum;
 }
 
@@ -177,7 +180,7 @@ WORK double cov_varargs(int n, ...)
 
 WORK unsigned long cov_run(void)
 {
-	static float in[16] __attribute__((aligned(16))), out[16] __attribute__((aligned(16)));
+	static float in[16] __aligned(16), out[16] __aligned(16);
 	char src[32], dst[96];
 	unsigned long sum = 0;
 	int i;

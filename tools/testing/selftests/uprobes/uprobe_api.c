@@ -23,7 +23,8 @@
 
 #define MOD_NAME	"uprobe_test_mod"
 #define MOD_DIR		"/sys/kernel/debug/uprobe_test"
-#define ENOTSUPP	524	/* the kernel-internal "operation not supported" */
+/* The kernel-internal ENOTSUPP (include/linux/errno.h); not a UAPI errno. */
+#define KERNEL_ENOTSUPP	524
 
 static long api_body_runs;
 
@@ -214,7 +215,7 @@ static pid_t fork_caller(int n)
 static int exec_caller(int n)
 {
 	char count[16];
-	char *argv[] = { (char *)self_path(), "--call", count, NULL };
+	char *const argv[] = { (char *)self_path(), "--call", count, NULL };
 
 	snprintf(count, sizeof(count), "%d", n);
 	return run_wait(argv);
@@ -516,7 +517,7 @@ TEST_F(api, register_mid_instruction)
 
 	ASSERT_NE(0UL, start);
 	err = reg_at(0, start + 2, "h");
-	EXPECT_TRUE(err == -ENOTSUPP || err == -EOPNOTSUPP || err == -EINVAL)
+	EXPECT_TRUE(err == -KERNEL_ENOTSUPP || err == -EOPNOTSUPP || err == -EINVAL)
 		TH_LOG("registering in the middle of movabs gave %d", err);
 	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
 	EXPECT_EQ(0, hits(0));

@@ -21,6 +21,7 @@
 
 #include "../kselftest_harness.h"
 #include "uprobe_util.h"
+#include "uprobe_asm.h"
 
 #define GROUP "ubad"
 /* The kernel-internal ENOTSUPP (include/linux/errno.h); not a UAPI errno. */
@@ -52,10 +53,6 @@ asm(".pushsection .text\n"
 	"	ret\n"
 	".size badreg_func, . - badreg_func\n"
 	".popsection\n");
-
-long badreg_func(void);
-extern const unsigned char badreg_int3[], badreg_hlt[], badreg_in[], badreg_int80[];
-extern const unsigned char badreg_cli[], badreg_long[], badreg_vex[];
 
 /* Everything the test process can see of probes: must not change. */
 struct snapshot {

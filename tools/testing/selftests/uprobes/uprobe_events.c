@@ -18,6 +18,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -49,14 +50,14 @@ struct rec g_rec = { 42, &g_arr[2], "inner", 0xabcd1234 };
 struct rec *g_recp = &g_rec;
 
 /* The bitfield templates read g_rec.bits at +32. */
-_Static_assert(offsetof(struct rec, bits) == 32, "struct rec layout");
+static_assert(offsetof(struct rec, bits) == 32, "struct rec layout");
 
 /*
  * What the last call of a target saw of its own frame (frame pointers are
  * on): the return address, the stack pointer at entry (where the return
  * address is), the stack word above it, and the caller's %bp.
  */
-static volatile unsigned long hit_ret, hit_sp, hit_stack1, hit_bp;
+static unsigned long hit_ret, hit_sp, hit_stack1, hit_bp;
 
 #define RECORD_FRAME() do {						\
 	unsigned long *fp = __builtin_frame_address(0);			\
@@ -579,7 +580,7 @@ TEST_F(events, profile_counts)
 TEST_F(events, file_offset_per_mapping)
 {
 	unsigned long leaf = self_offset(target_leaf), size, in_file;
-	long (*alias)(long);
+	long (*alias)(long x);
 	char *trace, want[256];
 	struct stat st;
 	void *map;
@@ -838,8 +839,8 @@ FIXTURE_VARIANT_ADD(listing, ref_ctr) {
 
 FIXTURE_VARIANT_ADD(listing, arg_names) {
 	.input = "p:utest/ev ${path}:${six} %di x=%si %dx:u32 $stack0 y=+8(%sp):x8",
-	.listed = "p:utest/ev ${path}:0x${six16} arg1=%di x=%si arg3=%dx:u32 arg4=$stack0"
-		  " y=+8(%sp):x8",
+	.listed =
+		"p:utest/ev ${path}:0x${six16} arg1=%di x=%si arg3=%dx:u32 arg4=$stack0 y=+8(%sp):x8",
 };
 
 FIXTURE_VARIANT_ADD(listing, spacing) {
@@ -848,12 +849,10 @@ FIXTURE_VARIANT_ADD(listing, spacing) {
 };
 
 FIXTURE_VARIANT_ADD(listing, registers) {
-	.input = "p:utest/ev ${path}:${six} %di %si %dx %cx %r8 %r9 %r10 %r11 %r12 %r13"
-		 " %r14 %r15 %ax %bx %bp %sp %ip %flags %cs %ss %orig_ax",
-	.listed = "p:utest/ev ${path}:0x${six16} arg1=%di arg2=%si arg3=%dx arg4=%cx"
-		  " arg5=%r8 arg6=%r9 arg7=%r10 arg8=%r11 arg9=%r12 arg10=%r13 arg11=%r14"
-		  " arg12=%r15 arg13=%ax arg14=%bx arg15=%bp arg16=%sp arg17=%ip"
-		  " arg18=%flags arg19=%cs arg20=%ss arg21=%orig_ax",
+	.input =
+		"p:utest/ev ${path}:${six} %di %si %dx %cx %r8 %r9 %r10 %r11 %r12 %r13 %r14 %r15 %ax %bx %bp %sp %ip %flags %cs %ss %orig_ax",
+	.listed =
+		"p:utest/ev ${path}:0x${six16} arg1=%di arg2=%si arg3=%dx arg4=%cx arg5=%r8 arg6=%r9 arg7=%r10 arg8=%r11 arg9=%r12 arg10=%r13 arg11=%r14 arg12=%r15 arg13=%ax arg14=%bx arg15=%bp arg16=%sp arg17=%ip arg18=%flags arg19=%cs arg20=%ss arg21=%orig_ax",
 };
 
 FIXTURE_VARIANT_ADD(listing, longest_names) {
@@ -880,6 +879,7 @@ TEST_F(listing, read_back)
 {
 	char *want = ev_expand(variant->listed), *list, *dyn, *line, *save = NULL;
 	char event[256], dir[300];
+	int n;
 
 	ASSERT_NE(NULL, want);
 	ASSERT_EQ(0, ev_define("uprobe_events", variant->input));
@@ -891,7 +891,8 @@ TEST_F(listing, read_back)
 
 	/* Each event has its directory in events/. */
 	for (line = strtok_r(want, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		ASSERT_EQ(1, sscanf(line, "%*c:%255[^ ]", event));
+		n = sscanf(line, "%*c:%255[^ ]", event);
+		ASSERT_EQ(1, n);
 		snprintf(dir, sizeof(dir), "events/%s/enable", event);
 		EXPECT_TRUE(ev_exists(dir)) TH_LOG("no %s", dir);
 	}
@@ -930,8 +931,7 @@ FIXTURE_VARIANT_ADD(fetch, arg_registers) {
 	.target = SIX,
 	.probe = "p:utest/fa ${path}:${six} a=%di b=%si c=%dx d=%cx e=%r8 f=%r9",
 	.listed = "p:utest/fa ${path}:0x${six16} a=%di b=%si c=%dx d=%cx e=%r8 f=%r9",
-	.traced = "(${six_addr}) a=0xffffffffffffffff b=0x8182838485868788 c=0x3 d=0x4"
-		  " e=0x5 f=0x6",
+	.traced = "(${six_addr}) a=0xffffffffffffffff b=0x8182838485868788 c=0x3 d=0x4 e=0x5 f=0x6",
 };
 
 FIXTURE_VARIANT_ADD(fetch, unnamed_args) {
@@ -943,21 +943,20 @@ FIXTURE_VARIANT_ADD(fetch, unnamed_args) {
 
 FIXTURE_VARIANT_ADD(fetch, ip_sp_stack) {
 	.target = SIX,
-	.probe = "p:utest/fa ${path}:${six} ip=%ip sp=%sp st=$stack s0=$stack0"
-		 " s1=$stack1 top=+0($stack) bp=%bp cs=%cs ss=%ss",
-	.listed = "p:utest/fa ${path}:0x${six16} ip=%ip sp=%sp st=$stack s0=$stack0"
-		  " s1=$stack1 top=+0($stack) bp=%bp cs=%cs ss=%ss",
-	.traced = "(${six_addr}) ip=${six_addr} sp=${sp} st=${sp} s0=${ret} s1=${stack1}"
-		  " top=${ret} bp=${bp} cs=0x33 ss=0x2b",
+	.probe =
+		"p:utest/fa ${path}:${six} ip=%ip sp=%sp st=$stack s0=$stack0 s1=$stack1 top=+0($stack) bp=%bp cs=%cs ss=%ss",
+	.listed =
+		"p:utest/fa ${path}:0x${six16} ip=%ip sp=%sp st=$stack s0=$stack0 s1=$stack1 top=+0($stack) bp=%bp cs=%cs ss=%ss",
+	.traced =
+		"(${six_addr}) ip=${six_addr} sp=${sp} st=${sp} s0=${ret} s1=${stack1} top=${ret} bp=${bp} cs=0x33 ss=0x2b",
 };
 
 FIXTURE_VARIANT_ADD(fetch, retval) {
 	.target = SIX,
 	.probe = "r:utest/fa ${path}:${six} rv=$retval ax=%ax s=$retval:s32 ip=%ip sp=%sp",
-	.listed = "r:utest/fa ${path}:0x${six16} rv=$retval ax=%ax s=$retval:s32 ip=%ip"
-		  " sp=%sp",
-	.traced = "(${ret} <- ${six_addr}) rv=0x8182838485868799 ax=0x8182838485868799"
-		  " s=-2054781031 ip=${ret} sp=${sp8}",
+	.listed = "r:utest/fa ${path}:0x${six16} rv=$retval ax=%ax s=$retval:s32 ip=%ip sp=%sp",
+	.traced =
+		"(${ret} <- ${six_addr}) rv=0x8182838485868799 ax=0x8182838485868799 s=-2054781031 ip=${ret} sp=${sp8}",
 };
 
 FIXTURE_VARIANT_ADD(fetch, retval_percent_return) {
@@ -976,98 +975,97 @@ FIXTURE_VARIANT_ADD(fetch, comm) {
 
 FIXTURE_VARIANT_ADD(fetch, immediates) {
 	.target = SIX,
-	.probe = "p:utest/fa ${path}:${six} a=\\123 b=\\0x10 c=\\-1 d=\\-1:s8 e=\\0x1ff:u8"
-		 " f=\\65:char g=\\010",
-	.listed = "p:utest/fa ${path}:0x${six16} a=\\123 b=\\0x10 c=\\-1 d=\\-1:s8"
-		  " e=\\0x1ff:u8 f=\\65:char g=\\010",
+	.probe =
+		"p:utest/fa ${path}:${six} a=\\123 b=\\0x10 c=\\-1 d=\\-1:s8 e=\\0x1ff:u8 f=\\65:char g=\\010",
+	.listed =
+		"p:utest/fa ${path}:0x${six16} a=\\123 b=\\0x10 c=\\-1 d=\\-1:s8 e=\\0x1ff:u8 f=\\65:char g=\\010",
 	.traced = "(${six_addr}) a=0x7b b=0x10 c=0xffffffffffffffff d=-1 e=255 f='A' g=0x8",
 };
 
 FIXTURE_VARIANT_ADD(fetch, unsigned_types) {
 	.target = SIX,
-	.probe = "p:utest/fa ${path}:${six} a=%si:u8 b=%si:u16 c=%si:u32 d=%si:u64"
-		 " e=%di:u8 f=%di:u32 g=%di:u64",
-	.listed = "p:utest/fa ${path}:0x${six16} a=%si:u8 b=%si:u16 c=%si:u32 d=%si:u64"
-		  " e=%di:u8 f=%di:u32 g=%di:u64",
-	.traced = "(${six_addr}) a=136 b=34696 c=2240186248 d=9332165983064197000 e=255"
-		  " f=4294967295 g=18446744073709551615",
+	.probe =
+		"p:utest/fa ${path}:${six} a=%si:u8 b=%si:u16 c=%si:u32 d=%si:u64 e=%di:u8 f=%di:u32 g=%di:u64",
+	.listed =
+		"p:utest/fa ${path}:0x${six16} a=%si:u8 b=%si:u16 c=%si:u32 d=%si:u64 e=%di:u8 f=%di:u32 g=%di:u64",
+	.traced =
+		"(${six_addr}) a=136 b=34696 c=2240186248 d=9332165983064197000 e=255 f=4294967295 g=18446744073709551615",
 };
 
 FIXTURE_VARIANT_ADD(fetch, signed_types) {
 	.target = SIX,
-	.probe = "p:utest/fa ${path}:${six} a=%si:s8 b=%si:s16 c=%si:s32 d=%si:s64"
-		 " e=%di:s8 f=%di:s16 g=%dx:s32",
-	.listed = "p:utest/fa ${path}:0x${six16} a=%si:s8 b=%si:s16 c=%si:s32 d=%si:s64"
-		  " e=%di:s8 f=%di:s16 g=%dx:s32",
-	.traced = "(${six_addr}) a=-120 b=-30840 c=-2054781048 d=-9114578090645354616"
-		  " e=-1 f=-1 g=3",
+	.probe =
+		"p:utest/fa ${path}:${six} a=%si:s8 b=%si:s16 c=%si:s32 d=%si:s64 e=%di:s8 f=%di:s16 g=%dx:s32",
+	.listed =
+		"p:utest/fa ${path}:0x${six16} a=%si:s8 b=%si:s16 c=%si:s32 d=%si:s64 e=%di:s8 f=%di:s16 g=%dx:s32",
+	.traced =
+		"(${six_addr}) a=-120 b=-30840 c=-2054781048 d=-9114578090645354616 e=-1 f=-1 g=3",
 };
 
 FIXTURE_VARIANT_ADD(fetch, hex_types) {
 	.target = SIX,
-	.probe = "p:utest/fa ${path}:${six} a=%si:x8 b=%si:x16 c=%si:x32 d=%si:x64 e=%si"
-		 " f=%dx:x8 g=%di:x16",
-	.listed = "p:utest/fa ${path}:0x${six16} a=%si:x8 b=%si:x16 c=%si:x32 d=%si:x64"
-		  " e=%si f=%dx:x8 g=%di:x16",
-	.traced = "(${six_addr}) a=0x88 b=0x8788 c=0x85868788 d=0x8182838485868788"
-		  " e=0x8182838485868788 f=0x3 g=0xffff",
+	.probe =
+		"p:utest/fa ${path}:${six} a=%si:x8 b=%si:x16 c=%si:x32 d=%si:x64 e=%si f=%dx:x8 g=%di:x16",
+	.listed =
+		"p:utest/fa ${path}:0x${six16} a=%si:x8 b=%si:x16 c=%si:x32 d=%si:x64 e=%si f=%dx:x8 g=%di:x16",
+	.traced =
+		"(${six_addr}) a=0x88 b=0x8788 c=0x85868788 d=0x8182838485868788 e=0x8182838485868788 f=0x3 g=0xffff",
 };
 
 /* @ADDR: an address in the probed process. */
 FIXTURE_VARIANT_ADD(fetch, at_address) {
 	.target = SIX,
-	.probe = "p:utest/fa ${path}:${six} a=@${g_u64} b=@${g_u64}:u8 c=@${g_str}:string"
-		 " d=+8(@${g_recp}) e=+0(+8(@${g_recp})):s64",
-	.listed = "p:utest/fa ${path}:0x${six16} a=@${g_u64} b=@${g_u64}:u8"
-		  " c=@${g_str}:string d=+8(@${g_recp}) e=+0(+8(@${g_recp})):s64",
+	.probe =
+		"p:utest/fa ${path}:${six} a=@${g_u64} b=@${g_u64}:u8 c=@${g_str}:string d=+8(@${g_recp}) e=+0(+8(@${g_recp})):s64",
+	.listed =
+		"p:utest/fa ${path}:0x${six16} a=@${g_u64} b=@${g_u64}:u8 c=@${g_str}:string d=+8(@${g_recp}) e=+0(+8(@${g_recp})):s64",
 	.traced = "(${six_addr}) a=0x8182838485868788 b=136 c=\"hello-global\" d=${g_arr2} e=33",
 };
 
 /* @+OFFSET: relative to the probed file's load address. */
 FIXTURE_VARIANT_ADD(fetch, at_file_offset) {
 	.target = REC,
-	.probe = "p:utest/fa ${path}:${rec} a=@+${g_u64_link} b=@+${g_str_link}:string"
-		 " c=@+${g_u64_link}:s16",
-	.listed = "p:utest/fa ${path}:0x${rec16} a=@+${g_u64_link} b=@+${g_str_link}:string"
-		  " c=@+${g_u64_link}:s16",
+	.probe =
+		"p:utest/fa ${path}:${rec} a=@+${g_u64_link} b=@+${g_str_link}:string c=@+${g_u64_link}:s16",
+	.listed =
+		"p:utest/fa ${path}:0x${rec16} a=@+${g_u64_link} b=@+${g_str_link}:string c=@+${g_u64_link}:s16",
 	.traced = "(${rec_addr}) a=0x8182838485868788 b=\"hello-global\" c=-30840",
 };
 
 FIXTURE_VARIANT_ADD(fetch, dereference) {
 	.target = REC,
-	.probe = "p:utest/fa ${path}:${rec} a=+0(%di) p=+8(%di) v=+0(+8(%di)) m=-8(+8(%di))"
-		 " n=+0x8(+8(%di)):s32 u=+u0(%di):u16",
-	.listed = "p:utest/fa ${path}:0x${rec16} a=+0(%di) p=+8(%di) v=+0(+8(%di))"
-		  " m=-8(+8(%di)) n=+0x8(+8(%di)):s32 u=+u0(%di):u16",
+	.probe =
+		"p:utest/fa ${path}:${rec} a=+0(%di) p=+8(%di) v=+0(+8(%di)) m=-8(+8(%di)) n=+0x8(+8(%di)):s32 u=+u0(%di):u16",
+	.listed =
+		"p:utest/fa ${path}:0x${rec16} a=+0(%di) p=+8(%di) v=+0(+8(%di)) m=-8(+8(%di)) n=+0x8(+8(%di)):s32 u=+u0(%di):u16",
 	.traced = "(${rec_addr}) a=0x2a p=${g_arr2} v=0x21 m=0x16 n=44 u=42",
 };
 
 FIXTURE_VARIANT_ADD(fetch, strings) {
 	.target = REC,
-	.probe = "p:utest/fa ${path}:${rec} s=+0(%si):string u=+0(%si):ustring"
-		 " n=+16(%di):string t=+6(%si):string",
-	.listed = "p:utest/fa ${path}:0x${rec16} s=+0(%si):string u=+0(%si):ustring"
-		  " n=+16(%di):string t=+6(%si):string",
+	.probe =
+		"p:utest/fa ${path}:${rec} s=+0(%si):string u=+0(%si):ustring n=+16(%di):string t=+6(%si):string",
+	.listed =
+		"p:utest/fa ${path}:0x${rec16} s=+0(%si):string u=+0(%si):ustring n=+16(%di):string t=+6(%si):string",
 	.traced = "(${rec_addr}) s=\"hello-global\" u=\"hello-global\" n=\"inner\" t=\"global\"",
 };
 
 /* A fetch from an unmapped address: "(fault)" for a string, 0 else. */
 FIXTURE_VARIANT_ADD(fetch, faults) {
 	.target = SIX,
-	.probe = "p:utest/fa ${path}:${six} s=+0(%di):string u=+0(%di):ustring"
-		 " x=+0(%di):x64 y=+8(%dx):u8",
-	.listed = "p:utest/fa ${path}:0x${six16} s=+0(%di):string u=+0(%di):ustring"
-		  " x=+0(%di):x64 y=+8(%dx):u8",
+	.probe =
+		"p:utest/fa ${path}:${six} s=+0(%di):string u=+0(%di):ustring x=+0(%di):x64 y=+8(%dx):u8",
+	.listed =
+		"p:utest/fa ${path}:0x${six16} s=+0(%di):string u=+0(%di):ustring x=+0(%di):x64 y=+8(%dx):u8",
 	.traced = "(${six_addr}) s=(fault) u=(fault) x=0x0 y=0",
 };
 
 FIXTURE_VARIANT_ADD(fetch, bitfields) {
 	.target = REC,
-	.probe = "p:utest/fa ${path}:${rec} d=+32(%di):b4@4/32 e=+32(%di):b8@24/32"
-		 " f=+32(%di):b1@31/32 g=+32(%di):b16@0/16 o=+32(%di):b3@1/8 h=+32(%di):x32",
-	.listed = "p:utest/fa ${path}:0x${rec16} d=+32(%di):b4@4/32 e=+32(%di):b8@24/32"
-		  " f=+32(%di):b1@31/32 g=+32(%di):b16@0/16 o=+32(%di):b3@1/8"
-		  " h=+32(%di):x32",
+	.probe =
+		"p:utest/fa ${path}:${rec} d=+32(%di):b4@4/32 e=+32(%di):b8@24/32 f=+32(%di):b1@31/32 g=+32(%di):b16@0/16 o=+32(%di):b3@1/8 h=+32(%di):x32",
+	.listed =
+		"p:utest/fa ${path}:0x${rec16} d=+32(%di):b4@4/32 e=+32(%di):b8@24/32 f=+32(%di):b1@31/32 g=+32(%di):b16@0/16 o=+32(%di):b3@1/8 h=+32(%di):x32",
 	.traced = "(${rec_addr}) d=3 e=171 f=1 g=4660 o=2 h=0xabcd1234",
 };
 
@@ -1080,12 +1078,12 @@ FIXTURE_VARIANT_ADD(fetch, register_bitfields) {
 
 FIXTURE_VARIANT_ADD(fetch, arrays_and_char) {
 	.target = REC,
-	.probe = "p:utest/fa ${path}:${rec} a=+0(%si):u8[4] b=+16(%di):char[5]"
-		 " c=+0(+8(%di)):x64[2] d=-8(+8(%di)):s64[3] e=+0(%si):char",
-	.listed = "p:utest/fa ${path}:0x${rec16} a=+0(%si):u8[4] b=+16(%di):char[5]"
-		  " c=+0(+8(%di)):x64[2] d=-8(+8(%di)):s64[3] e=+0(%si):char",
-	.traced = "(${rec_addr}) a={104,101,108,108} b={'i','n','n','e','r'} c={0x21,0x2c}"
-		  " d={22,33,44} e='h'",
+	.probe =
+		"p:utest/fa ${path}:${rec} a=+0(%si):u8[4] b=+16(%di):char[5] c=+0(+8(%di)):x64[2] d=-8(+8(%di)):s64[3] e=+0(%si):char",
+	.listed =
+		"p:utest/fa ${path}:0x${rec16} a=+0(%si):u8[4] b=+16(%di):char[5] c=+0(+8(%di)):x64[2] d=-8(+8(%di)):s64[3] e=+0(%si):char",
+	.traced =
+		"(${rec_addr}) a={104,101,108,108} b={'i','n','n','e','r'} c={0x21,0x2c} d={22,33,44} e='h'",
 };
 
 TEST_F(fetch, traced)
@@ -1145,149 +1143,499 @@ FIXTURE_TEARDOWN(bad)
 	tracing_reset();
 }
 
-#define BAD(name, ...) FIXTURE_VARIANT_ADD(bad, name) { __VA_ARGS__ }
 #define P "p:utest/ev ${path}:${six}"
 
 /* The probe address. */
-BAD(no_path, .line = "p:utest/ev", .err = EINVAL);
-BAD(no_path_no_name, .line = "p", .err = EINVAL);
-BAD(no_offset, .line = "p:utest/ev ${path}", .err = EINVAL);
-BAD(empty_offset, .line = "p:utest/ev ${path}:", .err = EINVAL);
-BAD(empty_path, .line = "p:utest/ev :${six}", .err = EINVAL);
-BAD(word_offset, .line = "p:utest/ev ${path}:zz", .err = EINVAL);
-BAD(negative_offset, .line = "p:utest/ev ${path}:-5", .err = EINVAL);
-BAD(bad_offset, .line = "p:utest/ev ${path}:0x12z4", .err = EINVAL,
-	.msg = "Invalid uprobe offset", .at = "0x12z4");
-BAD(bad_suffix, .line = P "%ret", .err = EINVAL,
-	.msg = "Invalid probed address suffix", .at = "%ret");
-BAD(no_such_file, .line = "p:utest/ev ${path}.nonexistent:0x10", .err = ENOENT,
-	.msg = "Failed to find the given file", .at = "${path}.nonexistent");
-BAD(directory, .line = "p:utest/ev ${dir}:0x10", .err = EINVAL,
-	.msg = "Not a regular file", .at = "${dir}");
-BAD(ref_ctr_open, .line = P "(0x10", .err = EINVAL,
-	.msg = "Reference counter brace is not closed");
-BAD(ref_ctr_offset, .line = P "(zz)", .err = EINVAL,
-	.msg = "Invalid reference counter offset", .at = "zz)");
-BAD(ref_ctr_suffix, .line = P "(0x10)x", .err = EINVAL,
-	.msg = "Reference counter has wrong suffix", .at = ")x", .skip = 1);
+FIXTURE_VARIANT_ADD(bad, no_path) {
+	.line = "p:utest/ev",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad, no_path_no_name) {
+	.line = "p",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad, no_offset) {
+	.line = "p:utest/ev ${path}",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad, empty_offset) {
+	.line = "p:utest/ev ${path}:",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad, empty_path) {
+	.line = "p:utest/ev :${six}",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad, word_offset) {
+	.line = "p:utest/ev ${path}:zz",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad, negative_offset) {
+	.line = "p:utest/ev ${path}:-5",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad, bad_offset) {
+	.line = "p:utest/ev ${path}:0x12z4",
+	.err = EINVAL,
+	.msg = "Invalid uprobe offset",
+	.at = "0x12z4",
+};
+
+FIXTURE_VARIANT_ADD(bad, bad_suffix) {
+	.line = P "%ret",
+	.err = EINVAL,
+	.msg = "Invalid probed address suffix",
+	.at = "%ret",
+};
+
+FIXTURE_VARIANT_ADD(bad, no_such_file) {
+	.line = "p:utest/ev ${path}.nonexistent:0x10",
+	.err = ENOENT,
+	.msg = "Failed to find the given file",
+	.at = "${path}.nonexistent",
+};
+
+FIXTURE_VARIANT_ADD(bad, directory) {
+	.line = "p:utest/ev ${dir}:0x10",
+	.err = EINVAL,
+	.msg = "Not a regular file",
+	.at = "${dir}",
+};
+
+FIXTURE_VARIANT_ADD(bad, ref_ctr_open) {
+	.line = P "(0x10",
+	.err = EINVAL,
+	.msg = "Reference counter brace is not closed",
+};
+
+FIXTURE_VARIANT_ADD(bad, ref_ctr_offset) {
+	.line = P "(zz)",
+	.err = EINVAL,
+	.msg = "Invalid reference counter offset",
+	.at = "zz)",
+};
+
+FIXTURE_VARIANT_ADD(bad, ref_ctr_suffix) {
+	.line = P "(0x10)x",
+	.err = EINVAL,
+	.msg = "Reference counter has wrong suffix",
+	.at = ")x",
+	.skip = 1,
+};
 
 /* The command and the names. */
-BAD(unknown_command, .line = "x:utest/ev ${path}:${six}", .err = EINVAL);
-BAD(unknown_command_q, .line = "q ${path}:${six}", .err = EINVAL);
-BAD(event_name, .line = "p:utest/1ev ${path}:${six}", .err = EINVAL,
-	.msg = "Event name must follow the same rules as C identifiers", .at = "1ev");
-BAD(event_name_hyphen, .line = "p:e-v ${path}:${six}", .err = EINVAL,
-	.msg = "Event name must follow the same rules as C identifiers", .at = "e-v");
-BAD(event_too_long, .line = "p:utest/${E64} ${path}:${six}", .err = EINVAL,
-	.msg = "Event name is too long", .at = "${E64}");
-BAD(group_name, .line = "p:1g/ev ${path}:${six}", .err = EINVAL,
-	.msg = "Group name must follow the same rules as C identifiers", .at = "1g/");
-BAD(group_missing, .line = "p:/ev ${path}:${six}", .err = EINVAL,
-	.msg = "Group name is not specified", .at = "/ev");
-BAD(group_too_long, .line = "p:${G64}/ev ${path}:${six}", .err = EINVAL,
-	.msg = "Group name is too long", .at = "${G64}");
+FIXTURE_VARIANT_ADD(bad, unknown_command) {
+	.line = "x:utest/ev ${path}:${six}",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad, unknown_command_q) {
+	.line = "q ${path}:${six}",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad, event_name) {
+	.line = "p:utest/1ev ${path}:${six}",
+	.err = EINVAL,
+	.msg = "Event name must follow the same rules as C identifiers",
+	.at = "1ev",
+};
+
+FIXTURE_VARIANT_ADD(bad, event_name_hyphen) {
+	.line = "p:e-v ${path}:${six}",
+	.err = EINVAL,
+	.msg = "Event name must follow the same rules as C identifiers",
+	.at = "e-v",
+};
+
+FIXTURE_VARIANT_ADD(bad, event_too_long) {
+	.line = "p:utest/${E64} ${path}:${six}",
+	.err = EINVAL,
+	.msg = "Event name is too long",
+	.at = "${E64}",
+};
+
+FIXTURE_VARIANT_ADD(bad, group_name) {
+	.line = "p:1g/ev ${path}:${six}",
+	.err = EINVAL,
+	.msg = "Group name must follow the same rules as C identifiers",
+	.at = "1g/",
+};
+
+FIXTURE_VARIANT_ADD(bad, group_missing) {
+	.line = "p:/ev ${path}:${six}",
+	.err = EINVAL,
+	.msg = "Group name is not specified",
+	.at = "/ev",
+};
+
+FIXTURE_VARIANT_ADD(bad, group_too_long) {
+	.line = "p:${G64}/ev ${path}:${six}",
+	.err = EINVAL,
+	.msg = "Group name is too long",
+	.at = "${G64}",
+};
 
 /* The same group/event again. */
-BAD(same_probe, .pre = P " a=%di", .line = P " a=%di", .err = EEXIST,
-	.msg = "There is already the exact same probe event", .at = "p:utest");
-BAD(other_args, .pre = P " a=%di", .line = "p:utest/ev ${path}:${rec} b=%di", .err = EEXIST,
-	.msg = "Argument type or name is different from existing probe", .at = "b=%di");
-BAD(other_type, .pre = P " a=%di", .line = "r:utest/ev ${path}:${rec} a=%di", .err = EEXIST,
-	.msg = "Probe type is different from existing probe", .at = "r:utest");
+FIXTURE_VARIANT_ADD(bad, same_probe) {
+	.pre = P " a=%di",
+	.line = P " a=%di",
+	.err = EEXIST,
+	.msg = "There is already the exact same probe event",
+	.at = "p:utest",
+};
+
+FIXTURE_VARIANT_ADD(bad, other_args) {
+	.pre = P " a=%di",
+	.line = "p:utest/ev ${path}:${rec} b=%di",
+	.err = EEXIST,
+	.msg = "Argument type or name is different from existing probe",
+	.at = "b=%di",
+};
+
+FIXTURE_VARIANT_ADD(bad, other_type) {
+	.pre = P " a=%di",
+	.line = "r:utest/ev ${path}:${rec} a=%di",
+	.err = EEXIST,
+	.msg = "Probe type is different from existing probe",
+	.at = "r:utest",
+};
 
 /* Deletion. */
-BAD(delete_missing, .line = "-:utest/nothere", .err = ENOENT);
-BAD(delete_other_group, .pre = "p:other/ev ${path}:${six}", .line = "-:utest/ev",
-	.err = ENOENT);
-BAD(delete_no_name, .line = "-:", .err = EINVAL);
-BAD(delete_bare, .line = "-", .err = EINVAL);
+FIXTURE_VARIANT_ADD(bad, delete_missing) {
+	.line = "-:utest/nothere",
+	.err = ENOENT,
+};
+
+FIXTURE_VARIANT_ADD(bad, delete_other_group) {
+	.pre = "p:other/ev ${path}:${six}",
+	.line = "-:utest/ev",
+	.err = ENOENT,
+};
+
+FIXTURE_VARIANT_ADD(bad, delete_no_name) {
+	.line = "-:",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad, delete_bare) {
+	.line = "-",
+	.err = EINVAL,
+};
 
 /* Fetch arguments. */
-BAD(register, .line = P " %zz", .err = EINVAL, .msg = "Invalid register name", .at = "%zz");
-BAD(register_eax, .line = P " %eax", .err = EINVAL, .msg = "Invalid register name",
-	.at = "%eax");
-BAD(register_segment, .line = P " %ds", .err = EINVAL, .msg = "Invalid register name",
-	.at = "%ds");
-BAD(fetcharg, .line = P " ?x", .err = EINVAL, .msg = "Invalid fetch argument", .at = "?x");
-BAD(fetcharg_bare_deref, .line = P " 0x10(%di)", .err = EINVAL,
-	.msg = "Invalid fetch argument", .at = "0x10(%di)");
-BAD(variable, .line = P " $foo", .err = EINVAL, .msg = "Invalid $-variable specified",
-	.at = "$foo");
-BAD(stack_number, .line = P " $stackx", .err = EINVAL,
-	.msg = "Invalid $-variable specified", .at = "$stackx");
-BAD(retval_on_entry, .line = P " $retval", .err = EINVAL,
-	.msg = "$retval is not available on probe", .at = "$retval");
-BAD(arg_on_uprobe, .line = P " $arg1", .err = EINVAL,
-	.msg = "$arg* can be used only on function entry or exit", .at = "$arg1");
-BAD(symbol, .line = P " @foo", .err = EINVAL, .msg = "Symbol is not available with uprobe",
-	.at = "@foo");
-BAD(file_offset, .line = P " @+zz", .err = EINVAL, .msg = "Invalid file offset value",
-	.at = "@+zz");
-BAD(immediate, .line = P " \\zz", .err = EINVAL, .msg = "Invalid immediate value",
-	.at = "zz");
-BAD(immediate_string, .line = P " \\\"abc", .err = EINVAL,
-	.msg = "String is not closed with '\"'");
-BAD(comm_type, .line = P " $comm:u32", .err = EINVAL,
-	.msg = "$comm and immediate-string only accepts string type", .at = "u32");
-BAD(comm_ustring, .line = P " $comm:ustring", .err = EINVAL,
-	.msg = "$comm and immediate-string only accepts string type", .at = "ustring");
-BAD(comm_deref, .line = P " +0($comm)", .err = EINVAL, .msg = "$comm can not be dereferenced",
-	.at = "$comm");
-BAD(deref_brace, .line = P " +0%di", .err = EINVAL, .msg = "Dereference needs a brace",
-	.at = "+0%di");
-BAD(deref_open, .line = P " +0(%di", .err = EINVAL, .msg = "Dereference brace is not closed");
-BAD(deref_offset, .line = P " +(%di)", .err = EINVAL, .msg = "Invalid dereference offset",
-	.at = "+(%di)");
-BAD(deref_too_deep, .line = P " ${nest15}", .err = EINVAL,
-	.msg = "Dereference is too much nested", .at = "+0(", .skip = 3);
-BAD(arg_too_long, .line = P " +0(%di):${A33}${A33}", .err = E2BIG,
-	.msg = "Argument expression is too long", .at = "+0(%di)");
-BAD(too_many_args, .line = P "${args129}", .err = E2BIG);
+FIXTURE_VARIANT_ADD(bad, register) {
+	.line = P " %zz",
+	.err = EINVAL,
+	.msg = "Invalid register name",
+	.at = "%zz",
+};
+
+FIXTURE_VARIANT_ADD(bad, register_eax) {
+	.line = P " %eax",
+	.err = EINVAL,
+	.msg = "Invalid register name",
+	.at = "%eax",
+};
+
+FIXTURE_VARIANT_ADD(bad, register_segment) {
+	.line = P " %ds",
+	.err = EINVAL,
+	.msg = "Invalid register name",
+	.at = "%ds",
+};
+
+FIXTURE_VARIANT_ADD(bad, fetcharg) {
+	.line = P " ?x",
+	.err = EINVAL,
+	.msg = "Invalid fetch argument",
+	.at = "?x",
+};
+
+FIXTURE_VARIANT_ADD(bad, fetcharg_bare_deref) {
+	.line = P " 0x10(%di)",
+	.err = EINVAL,
+	.msg = "Invalid fetch argument",
+	.at = "0x10(%di)",
+};
+
+FIXTURE_VARIANT_ADD(bad, variable) {
+	.line = P " $foo",
+	.err = EINVAL,
+	.msg = "Invalid $-variable specified",
+	.at = "$foo",
+};
+
+FIXTURE_VARIANT_ADD(bad, stack_number) {
+	.line = P " $stackx",
+	.err = EINVAL,
+	.msg = "Invalid $-variable specified",
+	.at = "$stackx",
+};
+
+FIXTURE_VARIANT_ADD(bad, retval_on_entry) {
+	.line = P " $retval",
+	.err = EINVAL,
+	.msg = "$retval is not available on probe",
+	.at = "$retval",
+};
+
+FIXTURE_VARIANT_ADD(bad, arg_on_uprobe) {
+	.line = P " $arg1",
+	.err = EINVAL,
+	.msg = "$arg* can be used only on function entry or exit",
+	.at = "$arg1",
+};
+
+FIXTURE_VARIANT_ADD(bad, symbol) {
+	.line = P " @foo",
+	.err = EINVAL,
+	.msg = "Symbol is not available with uprobe",
+	.at = "@foo",
+};
+
+FIXTURE_VARIANT_ADD(bad, file_offset) {
+	.line = P " @+zz",
+	.err = EINVAL,
+	.msg = "Invalid file offset value",
+	.at = "@+zz",
+};
+
+FIXTURE_VARIANT_ADD(bad, immediate) {
+	.line = P " \\zz",
+	.err = EINVAL,
+	.msg = "Invalid immediate value",
+	.at = "zz",
+};
+
+FIXTURE_VARIANT_ADD(bad, immediate_string) {
+	.line = P " \\\"abc",
+	.err = EINVAL,
+	.msg = "String is not closed with '\"'",
+};
+
+FIXTURE_VARIANT_ADD(bad, comm_type) {
+	.line = P " $comm:u32",
+	.err = EINVAL,
+	.msg = "$comm and immediate-string only accepts string type",
+	.at = "u32",
+};
+
+FIXTURE_VARIANT_ADD(bad, comm_ustring) {
+	.line = P " $comm:ustring",
+	.err = EINVAL,
+	.msg = "$comm and immediate-string only accepts string type",
+	.at = "ustring",
+};
+
+FIXTURE_VARIANT_ADD(bad, comm_deref) {
+	.line = P " +0($comm)",
+	.err = EINVAL,
+	.msg = "$comm can not be dereferenced",
+	.at = "$comm",
+};
+
+FIXTURE_VARIANT_ADD(bad, deref_brace) {
+	.line = P " +0%di",
+	.err = EINVAL,
+	.msg = "Dereference needs a brace",
+	.at = "+0%di",
+};
+
+FIXTURE_VARIANT_ADD(bad, deref_open) {
+	.line = P " +0(%di",
+	.err = EINVAL,
+	.msg = "Dereference brace is not closed",
+};
+
+FIXTURE_VARIANT_ADD(bad, deref_offset) {
+	.line = P " +(%di)",
+	.err = EINVAL,
+	.msg = "Invalid dereference offset",
+	.at = "+(%di)",
+};
+
+FIXTURE_VARIANT_ADD(bad, deref_too_deep) {
+	.line = P " ${nest15}",
+	.err = EINVAL,
+	.msg = "Dereference is too much nested",
+	.at = "+0(",
+	.skip = 3,
+};
+
+FIXTURE_VARIANT_ADD(bad, arg_too_long) {
+	.line = P " +0(%di):${A33}${A33}",
+	.err = E2BIG,
+	.msg = "Argument expression is too long",
+	.at = "+0(%di)",
+};
+
+FIXTURE_VARIANT_ADD(bad, too_many_args) {
+	.line = P "${args129}",
+	.err = E2BIG,
+};
 
 /* Argument names. */
-BAD(arg_name_used, .line = P " a=%di a=%si", .err = EINVAL,
-	.msg = "This argument name is already used", .at = "a=%si");
-BAD(arg_name, .line = P " 1a=%di", .err = EINVAL,
-	.msg = "Argument name must follow the same rules as C identifiers", .at = "1a=");
-BAD(arg_name_missing, .line = P " =%di", .err = EINVAL, .msg = "Argument name is not specified",
-	.at = "=%di");
-BAD(arg_name_too_long, .line = P " ${A33}=%di", .err = EINVAL,
-	.msg = "Argument name is too long", .at = "${A33}");
-BAD(arg_body_missing, .line = P " a=", .err = EINVAL, .msg = "No argument expression");
+FIXTURE_VARIANT_ADD(bad, arg_name_used) {
+	.line = P " a=%di a=%si",
+	.err = EINVAL,
+	.msg = "This argument name is already used",
+	.at = "a=%si",
+};
+
+FIXTURE_VARIANT_ADD(bad, arg_name) {
+	.line = P " 1a=%di",
+	.err = EINVAL,
+	.msg = "Argument name must follow the same rules as C identifiers",
+	.at = "1a=",
+};
+
+FIXTURE_VARIANT_ADD(bad, arg_name_missing) {
+	.line = P " =%di",
+	.err = EINVAL,
+	.msg = "Argument name is not specified",
+	.at = "=%di",
+};
+
+FIXTURE_VARIANT_ADD(bad, arg_name_too_long) {
+	.line = P " ${A33}=%di",
+	.err = EINVAL,
+	.msg = "Argument name is too long",
+	.at = "${A33}",
+};
+
+FIXTURE_VARIANT_ADD(bad, arg_body_missing) {
+	.line = P " a=",
+	.err = EINVAL,
+	.msg = "No argument expression",
+};
 
 /* Types. */
-BAD(type, .line = P " %di:u7", .err = EINVAL, .msg = "Unknown type is specified", .at = "u7");
-BAD(type_word, .line = P " %di:foo", .err = EINVAL, .msg = "Unknown type is specified",
-	.at = "foo");
-BAD(type_128, .line = P " %di:s128", .err = EINVAL, .msg = "Unknown type is specified",
-	.at = "s128");
-BAD(type_symbol, .line = P " %di:symbol", .err = EINVAL, .msg = "Unknown type is specified",
-	.at = "symbol");
-BAD(type_symstr, .line = P " +0(%di):symstr", .err = EINVAL,
-	.msg = "Unknown type is specified", .at = "symstr");
-BAD(string_register, .line = P " %di:string", .err = EINVAL,
-	.msg = "String accepts only memory argument", .at = "string");
-BAD(string_stack, .line = P " $stack:string", .err = EINVAL,
-	.msg = "String accepts only memory argument", .at = "string");
-BAD(bitfield_width, .line = P " %di:b40@4/32", .err = EINVAL, .msg = "Invalid bitfield",
-	.at = "b40");
-BAD(bitfield_zero, .line = P " %di:b0@0/32", .err = EINVAL, .msg = "Invalid bitfield",
-	.at = "b0@");
-BAD(bitfield_beyond, .line = P " %di:b4@30/32", .err = EINVAL, .msg = "Invalid bitfield",
-	.at = "b4@30");
-BAD(bitfield_container, .line = P " %di:b4@4/33", .err = EINVAL,
-	.msg = "Unknown type is specified", .at = "b4@4/33");
-BAD(bitfield_no_container, .line = P " %di:b4@4", .err = EINVAL,
-	.msg = "Unknown type is specified", .at = "b4@4");
-BAD(array_register, .line = P " %di:u8[2]", .err = EINVAL,
-	.msg = "String accepts only memory argument", .at = "u8[2]");
-BAD(array_open, .line = P " +0(%di):u8[2", .err = EINVAL, .msg = "Array is not closed");
-BAD(array_suffix, .line = P " +0(%di):u8[2]x", .err = EINVAL,
-	.msg = "Array has wrong suffix", .at = "]x", .skip = 1);
-BAD(array_zero, .line = P " +0(%di):u8[0]", .err = EINVAL, .msg = "Invalid array size",
-	.at = "0]");
-BAD(array_too_big, .line = P " +0(%di):u8[65]", .err = EINVAL,
-	.msg = "Array number is too big", .at = "65]");
+FIXTURE_VARIANT_ADD(bad, type) {
+	.line = P " %di:u7",
+	.err = EINVAL,
+	.msg = "Unknown type is specified",
+	.at = "u7",
+};
+
+FIXTURE_VARIANT_ADD(bad, type_word) {
+	.line = P " %di:foo",
+	.err = EINVAL,
+	.msg = "Unknown type is specified",
+	.at = "foo",
+};
+
+FIXTURE_VARIANT_ADD(bad, type_128) {
+	.line = P " %di:s128",
+	.err = EINVAL,
+	.msg = "Unknown type is specified",
+	.at = "s128",
+};
+
+FIXTURE_VARIANT_ADD(bad, type_symbol) {
+	.line = P " %di:symbol",
+	.err = EINVAL,
+	.msg = "Unknown type is specified",
+	.at = "symbol",
+};
+
+FIXTURE_VARIANT_ADD(bad, type_symstr) {
+	.line = P " +0(%di):symstr",
+	.err = EINVAL,
+	.msg = "Unknown type is specified",
+	.at = "symstr",
+};
+
+FIXTURE_VARIANT_ADD(bad, string_register) {
+	.line = P " %di:string",
+	.err = EINVAL,
+	.msg = "String accepts only memory argument",
+	.at = "string",
+};
+
+FIXTURE_VARIANT_ADD(bad, string_stack) {
+	.line = P " $stack:string",
+	.err = EINVAL,
+	.msg = "String accepts only memory argument",
+	.at = "string",
+};
+
+FIXTURE_VARIANT_ADD(bad, bitfield_width) {
+	.line = P " %di:b40@4/32",
+	.err = EINVAL,
+	.msg = "Invalid bitfield",
+	.at = "b40",
+};
+
+FIXTURE_VARIANT_ADD(bad, bitfield_zero) {
+	.line = P " %di:b0@0/32",
+	.err = EINVAL,
+	.msg = "Invalid bitfield",
+	.at = "b0@",
+};
+
+FIXTURE_VARIANT_ADD(bad, bitfield_beyond) {
+	.line = P " %di:b4@30/32",
+	.err = EINVAL,
+	.msg = "Invalid bitfield",
+	.at = "b4@30",
+};
+
+FIXTURE_VARIANT_ADD(bad, bitfield_container) {
+	.line = P " %di:b4@4/33",
+	.err = EINVAL,
+	.msg = "Unknown type is specified",
+	.at = "b4@4/33",
+};
+
+FIXTURE_VARIANT_ADD(bad, bitfield_no_container) {
+	.line = P " %di:b4@4",
+	.err = EINVAL,
+	.msg = "Unknown type is specified",
+	.at = "b4@4",
+};
+
+FIXTURE_VARIANT_ADD(bad, array_register) {
+	.line = P " %di:u8[2]",
+	.err = EINVAL,
+	.msg = "String accepts only memory argument",
+	.at = "u8[2]",
+};
+
+FIXTURE_VARIANT_ADD(bad, array_open) {
+	.line = P " +0(%di):u8[2",
+	.err = EINVAL,
+	.msg = "Array is not closed",
+};
+
+FIXTURE_VARIANT_ADD(bad, array_suffix) {
+	.line = P " +0(%di):u8[2]x",
+	.err = EINVAL,
+	.msg = "Array has wrong suffix",
+	.at = "]x",
+	.skip = 1,
+};
+
+FIXTURE_VARIANT_ADD(bad, array_zero) {
+	.line = P " +0(%di):u8[0]",
+	.err = EINVAL,
+	.msg = "Invalid array size",
+	.at = "0]",
+};
+
+FIXTURE_VARIANT_ADD(bad, array_too_big) {
+	.line = P " +0(%di):u8[65]",
+	.err = EINVAL,
+	.msg = "Array number is too big",
+	.at = "65]",
+};
 
 TEST_F(bad, refused)
 {

@@ -288,7 +288,7 @@ TEST_F(integ, file_unchanged)
 	ASSERT_EQ(5, profile_hits("e"));
 	ASSERT_EQ(5, profile_hits("r"));
 	TH_LOG("armed: own text %#x, /proc/self/mem %#x, file %#x",
-	       *(volatile unsigned char *)integ_target, mem_byte(getpid(), integ_target),
+	       READ_FRESH(*(const unsigned char *)integ_target), mem_byte(getpid(), integ_target),
 	       self->file[self->offset]);
 	now = read_file(self_path(), &size);
 	ASSERT_NE(NULL, now);
@@ -310,7 +310,7 @@ TEST_F(integ, file_unchanged)
 	EXPECT_EQ(0, shared_map_equals(self_path(), self->file, self->size));
 	EXPECT_EQ(0, memcmp(old_map, self->file, self->size));
 	/* Disarmed, the process runs the file's bytes again. */
-	EXPECT_EQ(self->file[self->offset], *(volatile unsigned char *)integ_target);
+	EXPECT_EQ(self->file[self->offset], READ_FRESH(*(const unsigned char *)integ_target));
 	EXPECT_EQ(self->file[self->offset], mem_byte(getpid(), integ_target));
 	munmap(old_map, self->size);
 }
@@ -383,8 +383,9 @@ TEST_F(integ, anon_page_returns)
 	EXPECT_EQ(anon0 + page_kb, anon2);
 	EXPECT_EQ(anon0, anon3);
 	EXPECT_EQ(2, profile_hits("w"));
-	EXPECT_EQ(self->file[self->offset], *(volatile unsigned char *)integ_target);
-	EXPECT_EQ(self->file[self_offset(integ_work)], *(volatile unsigned char *)integ_work);
+	EXPECT_EQ(self->file[self->offset], READ_FRESH(*(const unsigned char *)integ_target));
+	EXPECT_EQ(self->file[self_offset(integ_work)],
+		  READ_FRESH(*(const unsigned char *)integ_work));
 }
 
 /* A probed program prints exactly what it prints unprobed. */

@@ -147,7 +147,7 @@ static int wait_exit_code(pid_t pid)
 }
 
 /* Child side: calls life_target() @n times; exit status 0 if all right. */
-static void __attribute__((noreturn)) child_calls(long n)
+static void __noreturn child_calls(long n)
 {
 	long i;
 
@@ -297,8 +297,8 @@ TEST_F(life, exec)
 	child = fork();
 	ASSERT_LE(0, child);
 	if (child == 0) {
-		char *argv[] = { self->copy, (char *)self_path(), self->copy, NULL };
-		char *envp[] = { n, NULL };
+		char *const argv[] = { self->copy, (char *)self_path(), self->copy, NULL };
+		char *const envp[] = { n, NULL };
 
 		personality(ADDR_NO_RANDOMIZE);
 		execve(argv[0], argv, envp);

@@ -47,7 +47,7 @@ TARGET long perf_recurse(int depth)
 }
 
 /* An SDT semaphore: file-backed data, as sdt.h puts it in ".probes". */
-__attribute__((section(".probes"), used)) volatile unsigned short perf_sema;
+__section(".probes") __used unsigned short perf_sema;
 
 static void call_n(long (*fn)(long), int n)
 {
@@ -58,7 +58,7 @@ static void call_n(long (*fn)(long), int n)
 }
 
 /* A uprobe PMU event on @fn of this program: fd or -errno. */
-static int probe_open(void *fn, int retprobe, const volatile void *sema,
+static int probe_open(void *fn, int retprobe, const void *sema,
 		      pid_t pid, int cpu, int inherit)
 {
 	struct perf_event_attr attr;
@@ -373,29 +373,29 @@ TEST_F(perf, cpu_wide)
  */
 TEST_F(perf, ref_ctr_counts_probes)
 {
-	EXPECT_EQ(0, perf_sema);
+	EXPECT_EQ(0, READ_FRESH(perf_sema));
 	self->fd[0] = probe_open(perf_target, 0, &perf_sema, 0, -1, 0);
 	ASSERT_LE(0, self->fd[0]);
-	EXPECT_EQ(1, perf_sema);
+	EXPECT_EQ(1, READ_FRESH(perf_sema));
 	self->fd[1] = probe_open(perf_other, 0, &perf_sema, 0, -1, 0);
 	ASSERT_LE(0, self->fd[1]);
-	EXPECT_EQ(2, perf_sema);
+	EXPECT_EQ(2, READ_FRESH(perf_sema));
 	/* A second event on the same probe: still one probe. */
 	self->fd[2] = probe_open(perf_target, 0, &perf_sema, 0, -1, 0);
 	ASSERT_LE(0, self->fd[2]);
-	EXPECT_EQ(2, perf_sema);
+	EXPECT_EQ(2, READ_FRESH(perf_sema));
 	call_n(perf_target, 3);
 	EXPECT_EQ(3, perf_count(self->fd[0]));
 	EXPECT_EQ(3, perf_count(self->fd[2]));
 	close(self->fd[2]);
 	self->fd[2] = -1;
-	EXPECT_EQ(2, perf_sema);
+	EXPECT_EQ(2, READ_FRESH(perf_sema));
 	close(self->fd[1]);
 	self->fd[1] = -1;
-	EXPECT_EQ(1, perf_sema);
+	EXPECT_EQ(1, READ_FRESH(perf_sema));
 	close(self->fd[0]);
 	self->fd[0] = -1;
-	EXPECT_EQ(0, perf_sema);
+	EXPECT_EQ(0, READ_FRESH(perf_sema));
 }
 
 /* The semaphore of a process the event does not cover stays 0. */
@@ -412,7 +412,7 @@ TEST_F(perf, ref_ctr_pid_scoped)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		while (read(down[0], &c, 1) == 1 && c == 'r') {
-			seen = perf_sema;
+			seen = READ_FRESH(perf_sema);
 			if (write(up[1], &seen, sizeof(seen)) != sizeof(seen))
 				_exit(1);
 		}
@@ -423,7 +423,7 @@ TEST_F(perf, ref_ctr_pid_scoped)
 	ASSERT_EQ(1, write(down[1], "r", 1));
 	ASSERT_EQ(sizeof(seen), read(up[0], &seen, sizeof(seen)));
 	EXPECT_EQ(1, seen);
-	EXPECT_EQ(0, perf_sema);
+	EXPECT_EQ(0, READ_FRESH(perf_sema));
 	close(self->fd[0]);
 	self->fd[0] = -1;
 	ASSERT_EQ(1, write(down[1], "r", 1));
@@ -440,10 +440,10 @@ TEST_F(perf, ref_ctr_conflict)
 	ASSERT_LE(0, self->fd[0]);
 	EXPECT_EQ(-EINVAL, probe_open(perf_target, 0, (char *)&perf_sema + 2, 0, -1, 0));
 	EXPECT_EQ(-EINVAL, probe_open(perf_target, 0, NULL, 0, -1, 0));
-	EXPECT_EQ(1, perf_sema);
+	EXPECT_EQ(1, READ_FRESH(perf_sema));
 	close(self->fd[0]);
 	self->fd[0] = -1;
-	EXPECT_EQ(0, perf_sema);
+	EXPECT_EQ(0, READ_FRESH(perf_sema));
 	/* Once the probe is gone, any semaphore will do. */
 	self->fd[0] = probe_open(perf_target, 0, NULL, 0, -1, 0);
 	ASSERT_LE(0, self->fd[0]);

@@ -13,7 +13,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -24,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/elf.h>
 
 #include "../kselftest_harness.h"
 #include "uprobe_util.h"
@@ -41,7 +41,7 @@ TARGET long refctr_other(long a)
 }
 
 /* The semaphore, file-backed data as sdt.h places it ("aw" .probes). */
-__attribute__((section(".probes"), used)) volatile unsigned short refctr_sema;
+__section(".probes") __used unsigned short refctr_sema;
 
 /*
  * The file offset of symbol @name of ELF file @path (its symbol value
@@ -50,9 +50,9 @@ __attribute__((section(".probes"), used)) volatile unsigned short refctr_sema;
 static unsigned long elf_sym_offset(const char *path, const char *name)
 {
 	unsigned long result = 0;
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh;
-	const Elf64_Phdr *ph;
+	const struct elf64_hdr *eh;
+	const struct elf64_shdr *sh;
+	const struct elf64_phdr *ph;
 	const char *base;
 	struct stat st;
 	int fd, i, j;
@@ -72,7 +72,7 @@ static unsigned long elf_sym_offset(const char *path, const char *name)
 	sh = (const void *)(base + eh->e_shoff);
 	ph = (const void *)(base + eh->e_phoff);
 	for (i = 0; i < eh->e_shnum && !result; i++) {
-		const Elf64_Sym *sym = (const void *)(base + sh[i].sh_offset);
+		const struct elf64_sym *sym = (const void *)(base + sh[i].sh_offset);
 		const char *strtab = base + sh[sh[i].sh_link].sh_offset;
 
 		if (sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM)
@@ -102,7 +102,7 @@ struct helper {
 
 static int helper_start(struct helper *h)
 {
-	char *argv[] = { (char *)self_path(), "--sema", NULL };
+	char *const argv[] = { (char *)self_path(), "--sema", NULL };
 	int down[2], up[2];
 
 	/* Close-on-exec: another helper must not hold this one's stdin. */
@@ -153,7 +153,7 @@ static int sema_helper_main(void)
 	char c;
 
 	while (read(0, &c, 1) == 1) {
-		value = refctr_sema;
+		value = READ_FRESH(refctr_sema);
 		if (write(1, &value, sizeof(value)) != sizeof(value))
 			return 1;
 	}
@@ -188,21 +188,21 @@ TEST_F(refctr, enable_disable)
 
 	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/t %s:0x%lx(0x%lx)",
 				      self_path(), self->target, self->sema));
-	EXPECT_EQ(0, refctr_sema);
+	EXPECT_EQ(0, READ_FRESH(refctr_sema));
 	ASSERT_EQ(0, event_enable(GROUP, "t", 1));
-	EXPECT_EQ(1, refctr_sema);
+	EXPECT_EQ(1, READ_FRESH(refctr_sema));
 	for (i = 0; i < 3; i++)
 		refctr_target(i);
 	EXPECT_EQ(3, profile_hits("t"));
-	EXPECT_EQ(1, refctr_sema);
+	EXPECT_EQ(1, READ_FRESH(refctr_sema));
 	ASSERT_EQ(0, event_enable(GROUP, "t", 0));
-	EXPECT_EQ(0, refctr_sema);
+	EXPECT_EQ(0, READ_FRESH(refctr_sema));
 	ASSERT_EQ(0, event_enable(GROUP, "t", 1));
-	EXPECT_EQ(1, refctr_sema);
+	EXPECT_EQ(1, READ_FRESH(refctr_sema));
 	ASSERT_EQ(0, event_enable(GROUP, "t", 0));
-	EXPECT_EQ(0, refctr_sema);
+	EXPECT_EQ(0, READ_FRESH(refctr_sema));
 	ASSERT_EQ(0, uprobe_event_add("-:" GROUP "/t"));
-	EXPECT_EQ(0, refctr_sema);
+	EXPECT_EQ(0, READ_FRESH(refctr_sema));
 }
 
 /* The definition is listed with its reference counter. */
@@ -238,11 +238,11 @@ TEST_F(refctr, other_processes)
 	EXPECT_EQ(1, helper_sema(&before));
 	ASSERT_EQ(0, helper_start(&after));
 	EXPECT_EQ(1, helper_sema(&after));
-	EXPECT_EQ(1, refctr_sema);
+	EXPECT_EQ(1, READ_FRESH(refctr_sema));
 	ASSERT_EQ(0, event_enable(GROUP, "t", 0));
 	EXPECT_EQ(0, helper_sema(&before));
 	EXPECT_EQ(0, helper_sema(&after));
-	EXPECT_EQ(0, refctr_sema);
+	EXPECT_EQ(0, READ_FRESH(refctr_sema));
 	/* And again: the counter follows every enable. */
 	ASSERT_EQ(0, event_enable(GROUP, "t", 1));
 	EXPECT_EQ(1, helper_sema(&after));
@@ -260,13 +260,14 @@ TEST_F(refctr, mapped_after_registration)
 {
 	unsigned short (*value)(void);
 	unsigned long func, sema;
-	int (*call)(int);
+	int (*call)(int x);
 	char lib[PATH_MAX];
 	void *handle;
 	int i;
 
-	snprintf(lib, sizeof(lib), "%s", self_path());
-	strcpy(strrchr(lib, '/') + 1, "refctr_lib.so");
+	/* refctr_lib.so, next to this program. */
+	snprintf(lib, sizeof(lib), "%.*s/refctr_lib.so",
+		 (int)(strrchr(self_path(), '/') - self_path()), self_path());
 	func = elf_sym_offset(lib, "refctr_lib_func");
 	sema = elf_sym_offset(lib, "refctr_lib_sema");
 	ASSERT_NE(0UL, func);
@@ -304,16 +305,16 @@ TEST_F(refctr, two_probes_one_semaphore)
 	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/b %s:0x%lx(0x%lx)",
 				      self_path(), self->other, self->sema));
 	ASSERT_EQ(0, event_enable(GROUP, "a", 1));
-	EXPECT_EQ(1, refctr_sema);
+	EXPECT_EQ(1, READ_FRESH(refctr_sema));
 	ASSERT_EQ(0, event_enable(GROUP, "b", 1));
-	EXPECT_EQ(2, refctr_sema);
+	EXPECT_EQ(2, READ_FRESH(refctr_sema));
 	ASSERT_EQ(0, helper_start(&h));
 	EXPECT_EQ(2, helper_sema(&h));
 	ASSERT_EQ(0, event_enable(GROUP, "a", 0));
-	EXPECT_EQ(1, refctr_sema);
+	EXPECT_EQ(1, READ_FRESH(refctr_sema));
 	EXPECT_EQ(1, helper_sema(&h));
 	ASSERT_EQ(0, event_enable(GROUP, "b", 0));
-	EXPECT_EQ(0, refctr_sema);
+	EXPECT_EQ(0, READ_FRESH(refctr_sema));
 	EXPECT_EQ(0, helper_sema(&h));
 	EXPECT_EQ(0, helper_end(&h));
 }
@@ -327,14 +328,14 @@ TEST_F(refctr, two_events_one_probe)
 				      self_path(), self->target, self->sema));
 	ASSERT_EQ(0, event_enable(GROUP, "a", 1));
 	ASSERT_EQ(0, event_enable(GROUP, "b", 1));
-	EXPECT_EQ(1, refctr_sema);
+	EXPECT_EQ(1, READ_FRESH(refctr_sema));
 	refctr_target(1);
 	EXPECT_EQ(1, profile_hits("a"));
 	EXPECT_EQ(1, profile_hits("b"));
 	ASSERT_EQ(0, event_enable(GROUP, "a", 0));
-	EXPECT_EQ(1, refctr_sema);
+	EXPECT_EQ(1, READ_FRESH(refctr_sema));
 	ASSERT_EQ(0, event_enable(GROUP, "b", 0));
-	EXPECT_EQ(0, refctr_sema);
+	EXPECT_EQ(0, READ_FRESH(refctr_sema));
 }
 
 /*
@@ -354,11 +355,11 @@ TEST_F(refctr, conflicting_semaphore)
 	EXPECT_EQ(0, count_lines(list, GROUP "/b "));
 	free(list);
 	ASSERT_EQ(0, event_enable(GROUP, "a", 1));
-	EXPECT_EQ(1, refctr_sema);
+	EXPECT_EQ(1, READ_FRESH(refctr_sema));
 	refctr_target(0);
 	EXPECT_EQ(1, profile_hits("a"));
 	ASSERT_EQ(0, event_enable(GROUP, "a", 0));
-	EXPECT_EQ(0, refctr_sema);
+	EXPECT_EQ(0, READ_FRESH(refctr_sema));
 }
 
 int main(int argc, char **argv)

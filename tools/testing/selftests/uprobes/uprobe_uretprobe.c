@@ -19,6 +19,7 @@
 
 #include "../kselftest_harness.h"
 #include "uprobe_util.h"
+#include "uprobe_asm.h"
 
 #define GROUP "uret"
 
@@ -61,8 +62,6 @@ TARGET NO_TAIL long lj_outer(long n)
  * tail_a(x) tail-calls tail_b(x + 100), which returns 2 * x + 1: written in
  * assembly so that the tail call is a real jmp, whatever the compiler.
  */
-long tail_a(long x);
-long tail_b(long x);
 asm(".pushsection .text\n"
 	".globl tail_b\n"
 	".type tail_b, @function\n"
@@ -143,8 +142,7 @@ static char *event_seq(void)
 }
 
 /* Appends a printf-formatted piece to @buf (of @size). */
-static void seq_add(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void seq_add(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
 static void seq_add(char *buf, size_t size, const char *fmt, ...)
 {
 	size_t len = strlen(buf);
@@ -232,7 +230,7 @@ TEST_F(uret, nesting)
 TEST_F(uret, longjmp)
 {
 	char want[16384] = "";
-	volatile long i;
+	static long i;	/* not a register: kept across longjmp() */
 	long got;
 	int v;
 

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the uprobes selftests; see uprobe_util.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* memmem() */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -10,20 +10,44 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "../kselftest.h"	/* __printf, __noreturn */
+
 #define TRACEFS "/sys/kernel/tracing"
+
+/*
+ * The kernel's shorthands for the attributes the tests need, which no
+ * user-space header gives (kselftest.h has __printf and __noreturn).
+ */
+#define UPROBE_ATTRS(...)	__attribute__((__VA_ARGS__))
+#ifndef __used
+#define __used			UPROBE_ATTRS(used)
+#endif
+#ifndef __section
+#define __section(name)		UPROBE_ATTRS(section(name))
+#endif
+#ifndef __aligned
+#define __aligned(n)		UPROBE_ATTRS(aligned(n))
+#endif
+
+/*
+ * Reads @x afresh from memory, whatever the compiler knows of it: for words
+ * the kernel changes behind the program's back (SDT semaphores) and for
+ * code bytes a probe may have replaced.
+ */
+#define READ_FRESH(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 /*
  * A probe target: a real function that every call reaches; noipa keeps gcc
  * from inlining, cloning, or dropping a call whose result is unused.
  */
-#define TARGET __attribute__((noipa, used, visibility("default")))
+#define TARGET UPROBE_ATTRS(noipa, used, visibility("default"))
 
 /* Writes @text to tracefs file @file, truncating; 0 or -errno. */
 int tfs_write(const char *file, const char *text);
 /* Appends @text to tracefs file @file; 0 or -errno. */
 int tfs_append(const char *file, const char *text);
 /* Appends a printf-formatted line to uprobe_events; 0 or -errno. */
-int uprobe_event_add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int uprobe_event_add(const char *fmt, ...) __printf(1, 2);
 /* The whole of tracefs file @file, malloc'ed and NUL-terminated, or NULL. */
 char *tfs_read(const char *file);
 /* Enables (1) or disables (0) GROUP/EVENT; 0 or -errno. */
