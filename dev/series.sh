@@ -5,10 +5,12 @@
 # and runs the base tree's scripts/checkpatch.pl --strict over it.  The
 # series is made in a scratch git repository holding the base's versions of
 # the files we touch, then one commit per part: our hunks for other kernel
-# files (patches/), then each overlay.list entry.
+# files (patches/), then each overlay.list entry.  A patch whose header has
+# "Overlay-with: PATH" goes into the commit of that overlay entry instead, so
+# that, say, the MAINTAINERS line for new files comes with the files.
 set -euo pipefail
 
-out=${1:?usage: series.sh OUTDIR}
+out=$(readlink -m "${1:?usage: series.sh OUTDIR}")
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=$top/out/src/upstream
 ours=$top/out/src/ours
@@ -46,14 +48,34 @@ commit_part() {
 		git_ commit -q -m "$subject" -m "$body" -m "Signed-off-by: $author"
 }
 
+patch_files() {
+	sed -n 's#^+++ b/\([^[:space:]]*\).*#\1#p' "$1"
+}
+
+overlay_with() {
+	sed -n 's/^Overlay-with: *//p' "$1" | head -n 1
+}
+
 for patch in "$top"/patches/*.patch; do
-	[ -e "$patch" ] || continue
+	[ -e "$patch" ] && [ -z "$(overlay_with "$patch")" ] || continue
 	subject=$(sed -n 's/^Subject: *//p' "$patch" | head -n 1)
-	mapfile -t files < <(sed -n 's#^+++ b/\([^[:space:]]*\).*#\1#p' "$patch")
+	mapfile -t files < <(patch_files "$patch")
 	commit_part "${subject:-$(basename "$patch" .patch)}" "From patches/$(basename "$patch")." "${files[@]}"
 done
-while read -r path; do
-	commit_part "uprobes: add $path" "Part of the uprobes overlay (overlay.list)." "$path"
+# The description of a patch: what stands between its header and its diff.
+patch_body() {
+	sed -n '/^Overlay-with:/,/^--- /p' "$1" | sed -e '1d' -e '$d'
+}
+
+while read -r path subject; do
+	files=("$path")
+	body="Part of the uprobes overlay (overlay.list)."
+	for patch in "$top"/patches/*.patch; do
+		[ -e "$patch" ] && [ "$(overlay_with "$patch")" = "$path" ] || continue
+		mapfile -t -O ${#files[@]} files < <(patch_files "$patch")
+		body+=$'\n'$(patch_body "$patch")
+	done
+	commit_part "${subject:-uprobes: add $path}" "$body" "${files[@]}"
 done < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$top/overlay.list")
 
 rm -rf "$out"

@@ -36,8 +36,10 @@ unpack_base() {
 	echo "$version" >"$src/upstream.version"
 }
 
+# The first field of each overlay.list line (the rest is the subject of its
+# commit in the patch series).
 overlay_paths() {
-	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$top/overlay.list"
+	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$top/overlay.list" | awk '{ print $1 }'
 }
 
 # Build in $1 the files of `ours` that differ from the base.
