@@ -79,7 +79,7 @@ config: tree
 
 kernel: config
 	@echo "  KERNEL  $(KERNEL)$(if $(DEBUG), (debug)) from $$(cat $(OUT)/src/upstream.version)"
-	@+$(KMAKE) -s bzImage modules_prepare
+	@+$(KMAKE) -s bzImage modules
 
 init: $(INIT)
 

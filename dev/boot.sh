@@ -3,7 +3,9 @@
 #
 # Boots IMAGE under QEMU (TCG, 2 vCPUs) with the host's / as a read-only 9p
 # root and RESULTS as a writable 9p share, and has guest/init.c run COMMAND
-# as the guest's only job.  The console goes to the terminal and to
+# as the guest's only job.  The guest sees this project at /mnt/project
+# (a checkout under /tmp would be hidden by the guest's own /tmp), so
+# arguments naming paths in the project are rewritten to that place.  The console goes to the terminal and to
 # RESULTS/console.log.  TIMEOUT seconds (0: none) is a hard limit on the
 # whole boot.  Exits with COMMAND's status, or 124 on timeout.
 set -euo pipefail
@@ -32,7 +34,9 @@ rm -f "$results/status" "$results/console.log"
 
 cmdline="console=ttyS0 quiet panic=-1 root=root rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,cache=loose ro"
-cmdline+=" init=$init -- $*"
+guest_top=/mnt/project
+guest_args=("${@/#"$top"\//$guest_top/}")
+cmdline+=" uprobes_project=$top init=$init -- ${guest_args[*]}"
 
 qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 2G
 	-kernel "$image" -append "$cmdline" -no-reboot -display none

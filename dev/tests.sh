@@ -25,7 +25,4 @@ moddir=$tests/modules/$(basename "$build")
 echo "  MODULE  $moddir"
 mkdir -p "$moddir"
 rsync -a --checksum "$selftest/module/" "$moddir/"
-# The kernel build makes no Module.symvers (no in-tree modules): resolve the
-# module's symbols against vmlinux's.
-make -s -j"$jobs" -C "$kernel_src" O="$build" M="$moddir" \
-	KBUILD_EXTRA_SYMBOLS="$build/vmlinux.symvers" modules
+make -s -j"$jobs" -C "$kernel_src" O="$build" M="$moddir" modules

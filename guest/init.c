@@ -3,9 +3,12 @@
  * Guest init: PID 1 of a test boot.
  *
  * The guest's root is the host's / shared read-only over virtio-9p, so
- * nothing may be written there.  This init mounts the pseudo file systems
- * and scratch tmpfs the tests need, mounts the writable "results" 9p share
- * on /tmp/results, runs the command passed after "--" on the kernel command
+ * nothing may be written there.  This init first makes the project
+ * directory (uprobes_project= on the kernel command line) reachable as
+ * /mnt/project, since the tmpfs mounted on /tmp and friends would hide a
+ * checkout that lives there; then it mounts the pseudo file systems and
+ * scratch tmpfs the tests need, mounts the writable "results" 9p share on
+ * /tmp/results, runs the command passed after "--" on the kernel command
  * line with the serial port as its controlling terminal, records its exit
  * status in /tmp/results/status, and reboots.  QEMU runs with -no-reboot, so
  * the reboot ends the run; a tinyconfig kernel has no ACPI power-off.
@@ -27,6 +30,7 @@
 #include <unistd.h>
 
 #define RESULTS "/tmp/results"
+#define PROJECT "/mnt/project"
 
 struct mount_point {
 	const char *source;
@@ -79,10 +83,30 @@ static int mount_one(const struct mount_point *m)
 	return m->optional ? 0 : -1;
 }
 
+/* Bind the host's project directory to PROJECT before anything hides it. */
+static int bind_project(void)
+{
+	const char *dir = getenv("uprobes_project");
+
+	if (!dir) {
+		say("no uprobes_project= on the kernel command line");
+		return -1;
+	}
+	if (mount("tmpfs", "/mnt", "tmpfs", 0, "mode=755") ||
+	    mkdir(PROJECT, 0755) ||
+	    mount(dir, PROJECT, NULL, MS_BIND | MS_REC, NULL)) {
+		say("bind %s on %s: %s", dir, PROJECT, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int setup_filesystems(void)
 {
 	size_t i;
 
+	if (bind_project())
+		return -1;
 	for (i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++)
 		if (mount_one(&mounts[i]))
 			return -1;
