@@ -139,60 +139,13 @@ static long smaps_kb(pid_t pid, const void *addr, const char *field)
 	return kb;
 }
 
-/* A forked child calling integ_target() @calls times whenever told. */
-struct kid {
-	pid_t pid;
-	int to, from;
-};
-
-static int kid_start(struct kid *k, int calls)
+/* A kid's work: @calls calls of integ_target(). */
+static void integ_calls(long calls)
 {
-	int down[2], up[2], i;
-	char c;
+	long i;
 
-	if (pipe(down) || pipe(up))
-		return -1;
-	k->pid = fork();
-	if (k->pid < 0)
-		return -1;
-	if (k->pid == 0) {
-		close(down[1]);
-		close(up[0]);
-		while (read(down[0], &c, 1) == 1 && c == 'g') {
-			for (i = 0; i < calls; i++)
-				integ_target(i);
-			if (write(up[1], "d", 1) != 1)
-				_exit(3);
-		}
-		_exit(0);
-	}
-	close(down[0]);
-	close(up[1]);
-	k->to = down[1];
-	k->from = up[0];
-	return 0;
-}
-
-static int kid_run(struct kid *k)
-{
-	char c;
-
-	if (write(k->to, "g", 1) != 1 || read(k->from, &c, 1) != 1)
-		return -1;
-	return 0;
-}
-
-static int kid_end(struct kid *k)
-{
-	int status;
-
-	if (write(k->to, "q", 1) != 1)
-		return -1;
-	close(k->to);
-	close(k->from);
-	if (waitpid(k->pid, &status, 0) != k->pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	for (i = 0; i < calls; i++)
+		integ_target(i);
 }
 
 /* Runs "SELF --work @rounds", its stdout in @out (NUL-terminated); its exit status. */
@@ -326,8 +279,8 @@ TEST_F(integ, filtered_probe_other_process)
 	long anon;
 	int fd;
 
-	ASSERT_EQ(0, kid_start(&probed, 6));
-	ASSERT_EQ(0, kid_start(&other, 4));
+	ASSERT_EQ(0, kid_start(&probed, integ_calls, 6, -1));
+	ASSERT_EQ(0, kid_start(&other, integ_calls, 4, -1));
 	anon = smaps_kb(other.pid, integ_target, "Anonymous");
 	ASSERT_LE(0, anon);
 	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self->offset, 0, 0));

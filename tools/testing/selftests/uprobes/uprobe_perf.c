@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -72,80 +71,10 @@ static int probe_open(void *fn, int retprobe, const void *sema,
 	return perf_open(&attr, pid, cpu);
 }
 
-/*
- * A forked child that, each time it is told, calls perf_target() @calls
- * times, optionally pinned to @cpu; it exits when told to.
- */
-struct kid {
-	pid_t pid;
-	int to, from;
-};
-
-static int kid_start(struct kid *k, int calls, int cpu)
+/* A kid's work: @calls calls of perf_target(). */
+static void perf_calls(long calls)
 {
-	int down[2], up[2];
-	char c;
-
-	if (pipe(down) || pipe(up))
-		return -1;
-	k->pid = fork();
-	if (k->pid < 0)
-		return -1;
-	if (k->pid == 0) {
-		cpu_set_t set;
-
-		close(down[1]);
-		close(up[0]);
-		if (cpu >= 0) {
-			CPU_ZERO(&set);
-			CPU_SET(cpu, &set);
-			if (sched_setaffinity(0, sizeof(set), &set))
-				_exit(2);
-		}
-		while (read(down[0], &c, 1) == 1 && c == 'g') {
-			call_n(perf_target, calls);
-			if (write(up[1], "d", 1) != 1)
-				_exit(3);
-		}
-		_exit(0);
-	}
-	close(down[0]);
-	close(up[1]);
-	k->to = down[1];
-	k->from = up[0];
-	return 0;
-}
-
-/* Lets the child do its calls once; 0 when they are done. */
-static int kid_run(struct kid *k)
-{
-	char c;
-
-	if (write(k->to, "g", 1) != 1 || read(k->from, &c, 1) != 1)
-		return -1;
-	return 0;
-}
-
-/* Ends the child; its exit status or -1. */
-static int kid_end(struct kid *k)
-{
-	int status;
-
-	write(k->to, "q", 1);
-	close(k->to);
-	close(k->from);
-	if (waitpid(k->pid, &status, 0) != k->pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-static int pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
+	call_n(perf_target, calls);
 }
 
 FIXTURE(perf) {
@@ -248,7 +177,7 @@ TEST_F(perf, pid_scoped)
 {
 	struct kid kid;
 
-	ASSERT_EQ(0, kid_start(&kid, 7, -1));
+	ASSERT_EQ(0, kid_start(&kid, perf_calls, 7, -1));
 	self->fd[0] = probe_open(perf_target, 0, NULL, kid.pid, -1, 0);
 	ASSERT_LE(0, self->fd[0]);
 	self->fd[1] = probe_open(perf_target, 0, NULL, 0, -1, 0);
@@ -269,7 +198,7 @@ TEST_F(perf, pid_scoped_other_only)
 {
 	struct kid kid;
 
-	ASSERT_EQ(0, kid_start(&kid, 9, -1));
+	ASSERT_EQ(0, kid_start(&kid, perf_calls, 9, -1));
 	self->fd[0] = probe_open(perf_target, 0, NULL, kid.pid, -1, 0);
 	ASSERT_LE(0, self->fd[0]);
 	call_n(perf_target, 50);
@@ -288,7 +217,7 @@ TEST_F(perf, inherit_off)
 	self->fd[1] = probe_open(perf_target, 1, NULL, 0, -1, 0);
 	ASSERT_LE(0, self->fd[1]);
 	call_n(perf_target, 4);
-	ASSERT_EQ(0, kid_start(&kid, 6, -1));
+	ASSERT_EQ(0, kid_start(&kid, perf_calls, 6, -1));
 	ASSERT_EQ(0, kid_run(&kid));
 	ASSERT_EQ(0, kid_end(&kid));
 	call_n(perf_target, 1);
@@ -313,7 +242,7 @@ TEST_F(perf, inherit_on)
 	self->fd[0] = probe_open(perf_target, 1, NULL, 0, -1, 1);
 	ASSERT_LE(0, self->fd[0]);
 	call_n(perf_target, 4);
-	ASSERT_EQ(0, kid_start(&kid, 6, -1));
+	ASSERT_EQ(0, kid_start(&kid, perf_calls, 6, -1));
 	ASSERT_EQ(0, kid_run(&kid));
 	ASSERT_EQ(0, kid_run(&kid));
 	ASSERT_EQ(0, kid_end(&kid));
@@ -346,8 +275,8 @@ TEST_F(perf, cpu_wide)
 	int two = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 	struct kid here, there;
 
-	ASSERT_EQ(0, pin_self(0));
-	ASSERT_EQ(0, kid_start(&here, 5, 0));
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, kid_start(&here, perf_calls, 5, 0));
 	self->fd[0] = probe_open(perf_target, 0, NULL, -1, 0, 0);
 	ASSERT_LE(0, self->fd[0]);
 	call_n(perf_target, 3);
@@ -357,7 +286,7 @@ TEST_F(perf, cpu_wide)
 	ASSERT_EQ(0, kid_end(&here));
 	if (!two)
 		return;
-	ASSERT_EQ(0, kid_start(&there, 8, 1));
+	ASSERT_EQ(0, kid_start(&there, perf_calls, 8, 1));
 	self->fd[1] = probe_open(perf_target, 0, NULL, -1, 1, 0);
 	ASSERT_LE(0, self->fd[1]);
 	ASSERT_EQ(0, kid_run(&there));

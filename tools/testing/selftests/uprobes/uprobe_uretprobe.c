@@ -8,7 +8,6 @@
  * to one CPU so that the trace buffer's order is the order of the events.
  */
 #include <limits.h>
-#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -159,11 +158,7 @@ FIXTURE(uret) {
 
 FIXTURE_SETUP(uret)
 {
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET(0, &one);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	ASSERT_EQ(0, pin_to_cpu(0));
 	tracing_reset();
 	self->seq = NULL;
 }

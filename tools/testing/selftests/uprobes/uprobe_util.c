@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,4 +313,80 @@ long long perf_count(int fd)
 	if (read(fd, &count, sizeof(count)) != sizeof(count))
 		return -1;
 	return count;
+}
+
+int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void kid_loop(int in, int out, void (*work)(long arg), long arg)
+{
+	char c;
+
+	while (read(in, &c, 1) == 1 && c == 'g') {
+		work(arg);
+		if (write(out, "d", 1) != 1)
+			_exit(3);
+	}
+	_exit(0);
+}
+
+int kid_start(struct kid *k, void (*work)(long arg), long arg, int cpu)
+{
+	int down[2], up[2];
+
+	if (pipe(down))
+		return -1;
+	if (pipe(up))
+		goto close_down;
+	k->pid = fork();
+	if (k->pid < 0)
+		goto close_up;
+	if (k->pid == 0) {
+		close(down[1]);
+		close(up[0]);
+		if (pin_to_cpu(cpu))
+			_exit(2);
+		kid_loop(down[0], up[1], work, arg);
+	}
+	close(down[0]);
+	close(up[1]);
+	k->to = down[1];
+	k->from = up[0];
+	return 0;
+
+close_up:
+	close(up[0]);
+	close(up[1]);
+close_down:
+	close(down[0]);
+	close(down[1]);
+	return -1;
+}
+
+int kid_run(struct kid *k)
+{
+	char c;
+
+	if (write(k->to, "g", 1) != 1 || read(k->from, &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
+int kid_end(struct kid *k)
+{
+	int status, told = write(k->to, "q", 1) == 1;
+
+	close(k->to);
+	close(k->from);
+	if (waitpid(k->pid, &status, 0) != k->pid || !WIFEXITED(status) || !told)
+		return -1;
+	return WEXITSTATUS(status);
 }

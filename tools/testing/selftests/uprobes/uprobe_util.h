@@ -102,4 +102,22 @@ int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu);
 /* The count of counting event @fd, or -1. */
 long long perf_count(int fd);
 
+/* Pins the calling thread to CPU @cpu (-1: leaves it be); 0 or -1. */
+int pin_to_cpu(int cpu);
+
+/*
+ * A forked child that runs @work(@arg) each time kid_run() tells it to,
+ * pinned to CPU @cpu unless it is -1, until kid_end().
+ */
+struct kid {
+	pid_t pid;
+	int to, from;
+};
+/* Starts the child; 0 or -1. */
+int kid_start(struct kid *k, void (*work)(long arg), long arg, int cpu);
+/* Lets the child do its work once; 0 when it is done, or -1. */
+int kid_run(struct kid *k);
+/* Ends the child; its exit status, or -1. */
+int kid_end(struct kid *k);
+
 #endif
