@@ -20,7 +20,9 @@ if [ "${1:-}" = --interactive ]; then
 	interactive=1
 	shift
 fi
-[ $# -ge 5 ] && [ "$4" = -- ] || usage
+if [ $# -lt 5 ] || [ "$4" != -- ]; then
+	usage
+fi
 image=$1 results=$2 limit=$3
 shift 4
 
@@ -38,6 +40,7 @@ guest_top=/mnt/project
 guest_args=("${@/#"$top"\//$guest_top/}")
 cmdline+=" uprobes_project=$top init=$init -- ${guest_args[*]}"
 
+# shellcheck disable=SC2054 # commas belong to QEMU's option syntax
 qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 2G
 	-kernel "$image" -append "$cmdline" -no-reboot -display none
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap

@@ -43,7 +43,7 @@ selected() {
 run_suite() {
 	local name=$1 command=$2 rc
 	echo "=== $name"
-	(cd "$work" && timeout -k 10 "$suite_timeout" $command) 2>&1 | tee "$results/$name.tap"
+	(cd "$work" && timeout -k 10 "$suite_timeout" "$command") 2>&1 | tee "$results/$name.tap"
 	rc=${PIPESTATUS[0]}
 	echo "$rc" >"$results/$name.rc"
 }
@@ -53,7 +53,8 @@ cp -a "$tests/uprobes/." "$work/"
 cp -a "$modules/." "$work/" 2>/dev/null || true
 export UPROBE_TEST_KERNEL=$kernel
 export UPROBE_TEST_MODULE=$work/uprobe_test_mod.ko
-export UPROBE_TEST_SRC=$(dirname "$(readlink -f "$tests")")/src/$kernel
+UPROBE_TEST_SRC=$(dirname "$(readlink -f "$tests")")/src/$kernel
+export UPROBE_TEST_SRC
 
 echo "kernel $kernel: $(uname -r), base $(cat "$UPROBE_TEST_SRC/../upstream.version" 2>/dev/null)"
 : >"$results/plan"

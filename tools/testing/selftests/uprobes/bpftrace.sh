@@ -5,6 +5,7 @@
 # one-liner on peer_target must count every call and sum the first
 # arguments and the return values exactly.
 set -u
+# shellcheck source=tools/testing/selftests/uprobes/peer_lib.sh
 . "$(dirname "$0")/peer_lib.sh"
 
 n=40

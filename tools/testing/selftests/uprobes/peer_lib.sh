@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Sourced by the peer suites: KTAP output and the probed program.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=/dev/null
 . "$here/ktap_helpers.sh"
 
 # The program to probe, on tmpfs (see guest/check.sh).
+# shellcheck disable=SC2034 # used by the scripts that source this file
 target=$here/peer_target
 
 # expect NAME WANT GOT: one test point comparing two values.

@@ -6,6 +6,7 @@
 # `perf stat` counts hits exactly and `perf record`/`perf script` show the
 # recorded values.
 set -u
+# shellcheck source=tools/testing/selftests/uprobes/peer_lib.sh
 . "$(dirname "$0")/peer_lib.sh"
 
 n=50
@@ -24,6 +25,7 @@ cleanup
 perf probe -q -x "$target" 'peer_add a b' 2>&1 | sed 's/^/# /'
 expect "perf probe -x defines an entry probe" 1 \
 	"$(grep -c "^p:$group/peer_add " /sys/kernel/tracing/uprobe_events)"
+# shellcheck disable=SC2016 # $retval is perf's, not the shell's
 perf probe -q -x "$target" 'peer_add%return $retval' 2>&1 | sed 's/^/# /'
 expect "perf probe -x defines a %return probe" 1 \
 	"$(grep -c "^r:$group/peer_add__return " /sys/kernel/tracing/uprobe_events)"

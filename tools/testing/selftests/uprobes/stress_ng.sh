@@ -6,6 +6,7 @@
 # uprobe event behind.  Its bogo-op count is the number of probe hits it
 # read back from the trace buffer.
 set -u
+# shellcheck source=tools/testing/selftests/uprobes/peer_lib.sh
 . "$(dirname "$0")/peer_lib.sh"
 
 ktap_print_header
