@@ -113,6 +113,7 @@ struct kid {
 	pid_t pid;
 	int to, from;
 };
+
 /* Starts the child; 0 or -1. */
 int kid_start(struct kid *k, void (*work)(long arg), long arg, int cpu);
 /* Lets the child do its work once; 0 when it is done, or -1. */
