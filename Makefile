@@ -21,6 +21,9 @@ RESULTS ?= $(OUT)/results/$(FLAVOUR)$(if $(MUTANT),-$(MUTANT))
 INIT := $(OUT)/guest/init
 NPROC := $(shell nproc)
 
+BENCH_BIN := $(OUT)/bench/bin/uprobe_bench
+SELFTEST := $(OUT)/src/ours/tools/testing/selftests/uprobes
+
 FRAGMENTS := $(addprefix $(TOP)/configs/,guest.config tracing.config bpf.config kunit.config)
 FRAGMENTS += $(if $(DEBUG),$(TOP)/configs/debug.config)
 
@@ -42,8 +45,8 @@ $(error no mutant $(MUTANT_PATCH))
 endif
 endif
 
-.PHONY: help deps tree config kernel init tests check retest mutants run shell series \
-	cleanroom clean
+.PHONY: help deps tree config kernel init tests check retest mutants bench run shell \
+	series cleanroom clean
 
 help:
 	@echo 'Targets:'
@@ -58,6 +61,7 @@ help:
 	@echo '  tests      build the test programs and the test module'
 	@echo '  retest     rebuild the tests and run them on the kernel already built'
 	@echo '  mutants    check that the tests fail on kernels broken on purpose (dev/mutants/)'
+	@echo '  bench      benchmark ours against upstream in one run; table in out/bench/'
 	@echo '  clean      remove out/'
 	@echo 'Variables:'
 	@echo '  KERNEL=ours|upstream  which kernel (default ours); upstream is the untouched base'
@@ -102,6 +106,15 @@ retest: init
 # Every mutant kernel: the suites its patch names must fail.
 mutants: deps init
 	@$(TOP)/dev/mutants.sh $(TIMEOUT)
+
+# Both kernels, same config, same QEMU, same guest program: one table.
+bench: deps init
+	@+$(MAKE) --no-print-directory kernel KERNEL=upstream DEBUG= MUTANT=
+	@+$(MAKE) --no-print-directory kernel KERNEL=ours DEBUG= MUTANT=
+	@mkdir -p $(dir $(BENCH_BIN))
+	gcc -O2 -g -Wall -fno-omit-frame-pointer -pthread -I$(SELFTEST) -o $(BENCH_BIN) \
+		$(TOP)/bench/uprobe_bench.c $(TOP)/bench/bench_targets.S $(SELFTEST)/uprobe_util.c
+	@$(TOP)/dev/bench.sh $(BENCH_BIN) $(OUT)/bench $(TIMEOUT)
 
 run: kernel init
 	@$(TOP)/dev/boot.sh $(IMAGE) $(RESULTS) $(TIMEOUT) -- $(TOP)/guest/demo.sh

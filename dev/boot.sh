@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
-# boot.sh [--interactive] IMAGE RESULTS TIMEOUT -- COMMAND [ARG...]
+# boot.sh [--interactive] [--multi-thread] IMAGE RESULTS TIMEOUT -- COMMAND [ARG...]
 #
 # Boots IMAGE under QEMU (TCG, 2 vCPUs) with the host's / as a read-only 9p
 # root and RESULTS as a writable 9p share, and has guest/init.c run COMMAND
 # as the guest's only job.  The guest sees this project at /mnt/project
 # (a checkout under /tmp would be hidden by the guest's own /tmp), so
-# arguments naming paths in the project are rewritten to that place.  The console goes to the terminal and to
+# arguments naming paths in the project are rewritten to that place.
+# TCG runs both vCPUs on one host thread (reproducible, and what the tests
+# use) unless --multi-thread gives each its own, as throughput benchmarks
+# need.  The console goes to the terminal and to
 # RESULTS/console.log.  TIMEOUT seconds (0: none) is a hard limit on the
 # whole boot.  Exits with COMMAND's status, or 124 on timeout.
 set -euo pipefail
 
 usage() {
-	echo "usage: boot.sh [--interactive] IMAGE RESULTS TIMEOUT -- COMMAND..." >&2
+	echo "usage: boot.sh [--interactive] [--multi-thread] IMAGE RESULTS TIMEOUT -- COMMAND..." >&2
 	exit 2
 }
 
-interactive=0
-if [ "${1:-}" = --interactive ]; then
-	interactive=1
+interactive=0 tcg_thread=single
+while [ $# -gt 0 ]; do
+	case $1 in
+	--interactive) interactive=1 ;;
+	--multi-thread) tcg_thread=multi ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 if [ $# -lt 5 ] || [ "$4" != -- ]; then
 	usage
 fi
@@ -41,7 +48,7 @@ guest_args=("${@/#"$top"\//$guest_top/}")
 cmdline+=" uprobes_project=$top init=$init -- ${guest_args[*]}"
 
 # shellcheck disable=SC2054 # commas belong to QEMU's option syntax
-qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 2G
+qemu=(qemu-system-x86_64 -accel "tcg,thread=$tcg_thread" -cpu max -smp 2 -m 2G
 	-kernel "$image" -append "$cmdline" -no-reboot -display none
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=root,mount_tag=root

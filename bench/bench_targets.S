@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Probe targets for uprobe_bench, each beginning with the instruction its
+ * case is about, and a sled of one-byte nops that gives the registration
+ * and memory cases as many distinct probe offsets as they need.
+ */
+	.text
+
+	.globl	bench_nop
+	.type	bench_nop, @function
+bench_nop:
+	nop
+	ret
+	.size	bench_nop, .-bench_nop
+
+	.globl	bench_push
+	.type	bench_push, @function
+bench_push:
+	push	%rbp
+	pop	%rbp
+	ret
+	.size	bench_push, .-bench_push
+
+	.globl	bench_endbr
+	.type	bench_endbr, @function
+bench_endbr:
+	endbr64
+	ret
+	.size	bench_endbr, .-bench_endbr
+
+	.globl	bench_mov
+	.type	bench_mov, @function
+bench_mov:
+	mov	%rdi, %rax
+	ret
+	.size	bench_mov, .-bench_mov
+
+	.globl	bench_lea
+	.type	bench_lea, @function
+bench_lea:
+	lea	1(%rdi), %rax
+	ret
+	.size	bench_lea, .-bench_lea
+
+	.globl	bench_sub
+	.type	bench_sub, @function
+bench_sub:
+	sub	$24, %rsp
+	add	$24, %rsp
+	ret
+	.size	bench_sub, .-bench_sub
+
+	.globl	bench_rip
+	.type	bench_rip, @function
+bench_rip:
+	mov	bench_datum(%rip), %rax
+	ret
+	.size	bench_rip, .-bench_rip
+
+	/* Never executed: only probed. 10 000 probes, 64 pages. */
+	.balign	4096
+	.globl	bench_sled
+	.type	bench_sled, @function
+bench_sled:
+	.fill	65536, 1, 0x90
+	ret
+	.size	bench_sled, .-bench_sled
+
+	.data
+	.balign	8
+bench_datum:
+	.quad	42
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_bench: the guest side of `make bench`.
+ *
+ * Every case is measured ROUNDS times and each measurement printed as one
+ * line "CASE<TAB>UNIT<TAB>VALUE"; the host takes medians and ratios.  The
+ * probe consumer is a counting perf event of the uprobe PMU (no trace
+ * buffer, no BPF): the cheapest consumer a user can attach, so the numbers
+ * are the cost of the uprobes machinery itself.  Each hit case checks that
+ * the counter saw every call, so a probe that silently did not fire cannot
+ * pass for a fast one.
+ *
+ * Cases:
+ *   base.call, base.getppid   an unprobed call; a getppid() round trip
+ *   hit.INSN                  an entry probe on a function whose first
+ *                             instruction is INSN (bench_targets.S)
+ *   uretprobe                 entry and return probes on one function
+ *   threads.1, threads.2      one, then two threads (one per vCPU) hitting
+ *                             one probe: ns per call of the aggregate rate
+ *   register.N, unregister.N  opening then closing N probe events (ms);
+ *                             N = 1000 for now, see bench_registration()
+ *   rss.P, anon.P             resident and anonymous memory of this process
+ *                             (kB) before arming, with one probe on each of
+ *                             16 resident pages, and after disarming
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "uprobe_util.h"
+
+#define ROUNDS		5
+#define ROUND_NS	300000000L	/* time spent in one hit measurement */
+#define SLED_PAGES	16
+
+long bench_nop(long x);
+long bench_push(long x);
+long bench_endbr(long x);
+long bench_mov(long x);
+long bench_lea(long x);
+long bench_sub(long x);
+long bench_rip(long x);
+extern const unsigned char bench_sled[];
+
+struct hit_case {
+	const char *name;
+	long (*fn)(long x);
+};
+
+static const struct hit_case hit_cases[] = {
+	{ "hit.nop", bench_nop },
+	{ "hit.push_rbp", bench_push },
+	{ "hit.endbr64", bench_endbr },
+	{ "hit.mov_rdi_rax", bench_mov },
+	{ "hit.lea", bench_lea },
+	{ "hit.sub_rsp", bench_sub },
+	{ "hit.rip_load", bench_rip },
+};
+
+static __printf(1, 2) __noreturn void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("uprobe_bench: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static void report(const char *name, const char *unit, double value)
+{
+	printf("%s\t%s\t%.1f\n", name, unit, value);
+	fflush(stdout);
+}
+
+/*
+ * Opens a counting uprobe PMU event on @addr of this program, for this
+ * thread (@cpu -1) or for every task on CPU @cpu; the fd.
+ */
+static int probe_open_on(const void *addr, int retprobe, int cpu)
+{
+	struct perf_event_attr attr;
+	int fd, err;
+
+	err = uprobe_perf_attr(&attr, self_path(), self_offset(addr), retprobe, 0);
+	if (err)
+		die("uprobe PMU: %s", strerror(-err));
+	fd = perf_open(&attr, cpu < 0 ? 0 : -1, cpu);
+	if (fd < 0)
+		die("perf_event_open at %p: %s", addr, strerror(-fd));
+	return fd;
+}
+
+static int probe_open(const void *addr, int retprobe)
+{
+	return probe_open_on(addr, retprobe, -1);
+}
+
+/* Calls @fn for about ROUND_NS; the number of calls, their time in @ns. */
+static long call_for_a_while(long (*fn)(long x), long *ns)
+{
+	long start = now_ns(), calls = 0, i;
+
+	do {
+		for (i = 0; i < 64; i++)
+			fn(i);
+		calls += 64;
+		*ns = now_ns() - start;
+	} while (*ns < ROUND_NS);
+	return calls;
+}
+
+static long getppid_call(long x)
+{
+	return syscall(SYS_getppid) + x;
+}
+
+static void measure_calls(const char *name, long (*fn)(long x), int *fds, int nfds)
+{
+	long calls, ns, before[2] = { 0, 0 };
+	int round, i;
+
+	for (round = 0; round < ROUNDS; round++) {
+		for (i = 0; i < nfds; i++)
+			before[i] = perf_count(fds[i]);
+		calls = call_for_a_while(fn, &ns);
+		for (i = 0; i < nfds; i++)
+			if (perf_count(fds[i]) - before[i] != calls)
+				die("%s: probe %d counted %lld of %ld calls", name, i,
+				    perf_count(fds[i]) - before[i], calls);
+		report(name, "ns/call", (double)ns / calls);
+	}
+}
+
+static void bench_baselines(void)
+{
+	measure_calls("base.call", bench_nop, NULL, 0);
+	measure_calls("base.getppid", getppid_call, NULL, 0);
+}
+
+static void bench_hits(void)
+{
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(hit_cases) / sizeof(hit_cases[0]); i++) {
+		fd = probe_open(hit_cases[i].fn, 0);
+		measure_calls(hit_cases[i].name, hit_cases[i].fn, &fd, 1);
+		close(fd);
+	}
+}
+
+static void bench_uretprobe(void)
+{
+	int fds[2] = { probe_open(bench_push, 0), probe_open(bench_push, 1) };
+
+	measure_calls("uretprobe", bench_push, fds, 2);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+struct hitter {
+	pthread_t thread;
+	int cpu;
+	long calls, ns;
+};
+
+static void *hitter_main(void *arg)
+{
+	struct hitter *h = arg;
+
+	if (pin_to_cpu(h->cpu))
+		die("cannot run on CPU %d", h->cpu);
+	h->calls = call_for_a_while(bench_nop, &h->ns);
+	return NULL;
+}
+
+/* The sum of the per-CPU counters @fds. */
+static long long count_cpus(const int *fds)
+{
+	return perf_count(fds[0]) + perf_count(fds[1]);
+}
+
+/*
+ * @n threads, one per CPU, hit one probe, counted by per-CPU events @fds
+ * (a per-thread event would not see the new threads); ns per call of the
+ * aggregate rate.
+ */
+static void measure_threads(const char *name, int n, const int *fds)
+{
+	struct hitter h[2];
+	long calls, ns, before;
+	int round, i;
+
+	for (round = 0; round < ROUNDS; round++) {
+		before = count_cpus(fds);
+		calls = ns = 0;
+		for (i = 0; i < n; i++) {
+			h[i].cpu = i;
+			if (pthread_create(&h[i].thread, NULL, hitter_main, &h[i]))
+				die("pthread_create");
+		}
+		for (i = 0; i < n; i++) {
+			pthread_join(h[i].thread, NULL);
+			calls += h[i].calls;
+			ns = h[i].ns > ns ? h[i].ns : ns;
+		}
+		if (count_cpus(fds) - before != calls)
+			die("%s: counted %lld of %ld calls", name, count_cpus(fds) - before, calls);
+		report(name, "ns/call", (double)ns / calls);
+	}
+}
+
+static void bench_threads(void)
+{
+	int fds[2];
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		die("the threads cases need 2 CPUs");
+	fds[0] = probe_open_on(bench_nop, 0, 0);
+	fds[1] = probe_open_on(bench_nop, 0, 1);
+	measure_threads("threads.1", 1, fds);
+	measure_threads("threads.2", 2, fds);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* Opens then closes @n probes on distinct sled offsets, timing each half. */
+static void measure_registration(int n, int rounds)
+{
+	int *fds = calloc(n, sizeof(*fds)), round, i;
+	long step = 65536 / n, start;
+	char name[32];
+
+	if (!fds)
+		die("out of memory");
+	for (round = 0; round < rounds; round++) {
+		start = now_ns();
+		for (i = 0; i < n; i++)
+			fds[i] = probe_open(bench_sled + i * step, 0);
+		snprintf(name, sizeof(name), "register.%d", n);
+		report(name, "ms", (now_ns() - start) / 1e6);
+		start = now_ns();
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		snprintf(name, sizeof(name), "unregister.%d", n);
+		report(name, "ms", (now_ns() - start) / 1e6);
+	}
+	free(fds);
+}
+
+static void bench_registration(void)
+{
+	struct rlimit files = { 20000, 20000 };
+
+	if (setrlimit(RLIMIT_NOFILE, &files))
+		die("RLIMIT_NOFILE: %s", strerror(errno));
+	/*
+	 * 6.12 closes each perf probe event with its own wait for a grace
+	 * period: about 160 ms under TCG, so 1000 probes take minutes and
+	 * 10000 would take most of an hour.  One round of 1000 until ours
+	 * unregisters in batches.
+	 */
+	measure_registration(1000, 1);
+}
+
+/* This process's @field ("Rss", "Anonymous") in kB, from smaps_rollup. */
+static long memory_kb(const char *field)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	size_t len = strlen(field);
+	long kb = -1;
+
+	if (!f)
+		die("smaps_rollup: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == ':') {
+			kb = strtol(line + len + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kb;
+}
+
+static void report_memory(const char *phase)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "rss.%s", phase);
+	report(name, "kB", memory_kb("Rss"));
+	snprintf(name, sizeof(name), "anon.%s", phase);
+	report(name, "kB", memory_kb("Anonymous"));
+}
+
+/*
+ * One probe on each of SLED_PAGES pages that this process maps but never
+ * runs.  The pages are read first, so that they are resident before
+ * arming and only the private copies arming makes show up.
+ */
+static void bench_memory(void)
+{
+	int fds[SLED_PAGES], round, i;
+	long sum = 0;
+
+	for (i = 0; i < SLED_PAGES; i++)
+		sum += READ_FRESH(bench_sled[i * 4096]);
+	if (sum != 0x90 * SLED_PAGES)
+		die("the sled is not made of nops");
+	for (round = 0; round < ROUNDS; round++) {
+		report_memory("before");
+		for (i = 0; i < SLED_PAGES; i++)
+			fds[i] = probe_open(bench_sled + i * 4096, 0);
+		report_memory("armed");
+		for (i = 0; i < SLED_PAGES; i++)
+			close(fds[i]);
+		report_memory("after");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = argc > 1 ? argv[1] : "";
+
+	if (!*only || strstr(only, "base"))
+		bench_baselines();
+	if (!*only || strstr(only, "hit"))
+		bench_hits();
+	if (!*only || strstr(only, "uret"))
+		bench_uretprobe();
+	if (!*only || strstr(only, "threads"))
+		bench_threads();
+	if (!*only || strstr(only, "rss"))
+		bench_memory();
+	if (!*only || strstr(only, "register"))
+		bench_registration();
+	return 0;
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# bench.sh BENCH_BINARY RESULTS [CASES]   (runs inside the guest)
+#
+# Runs the benchmark program from a tmpfs copy (a probe is keyed by inode;
+# see check.sh) and leaves its measurements in RESULTS/bench.tsv.
+set -euo pipefail
+
+binary=${1:?usage: bench.sh BENCH_BINARY RESULTS [CASES]}
+results=${2:?usage: bench.sh BENCH_BINARY RESULTS [CASES]}
+cases=${3:-}
+
+cp "$binary" /tmp/uprobe_bench
+echo "bench on $(uname -r), $(nproc) CPUs"
+/tmp/uprobe_bench "$cases" | tee "$results/bench.tsv"
