@@ -337,21 +337,26 @@ static void bench_memory(void)
 	}
 }
 
+/* The groups of cases, each run when its key is in argv[1] (or no argv[1]). */
+static const struct {
+	const char *key;
+	void (*run)(void);
+} groups[] = {
+	{ "base", bench_baselines },
+	{ "hit", bench_hits },
+	{ "uret", bench_uretprobe },
+	{ "threads", bench_threads },
+	{ "rss", bench_memory },
+	{ "register", bench_registration },
+};
+
 int main(int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : "";
+	size_t i;
 
-	if (!*only || strstr(only, "base"))
-		bench_baselines();
-	if (!*only || strstr(only, "hit"))
-		bench_hits();
-	if (!*only || strstr(only, "uret"))
-		bench_uretprobe();
-	if (!*only || strstr(only, "threads"))
-		bench_threads();
-	if (!*only || strstr(only, "rss"))
-		bench_memory();
-	if (!*only || strstr(only, "register"))
-		bench_registration();
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (!*only || strstr(only, groups[i].key))
+			groups[i].run();
 	return 0;
 }

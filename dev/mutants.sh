@@ -23,7 +23,7 @@ for patch in "$top"/dev/mutants/*.patch; do
 	make -s -C "$top" check MUTANT="$name" T="$filter" TIMEOUT="$limit" >"$log" 2>&1 || true
 	for suite in "${expect[@]}"; do
 		line=$(grep -E "^$suite +[0-9]+ passed" "$log" || true)
-		if grep -qE "^not ok - $suite: |^$suite +[0-9]+ passed, [1-9]" <<<"$(grep -E "^(not ok - )?$suite" "$log")"; then
+		if grep -qE "^not ok - $suite: |^$suite +[0-9]+ passed, [1-9]" "$log"; then
 			echo "          caught by $suite: $line"
 		else
 			echo "          MISSED by $suite: ${line:-no result}"

@@ -57,15 +57,16 @@ UPROBE_TEST_SRC=$(dirname "$(readlink -f "$tests")")/src/$kernel
 export UPROBE_TEST_SRC
 
 echo "kernel $kernel: $(uname -r), base $(cat "$UPROBE_TEST_SRC/../upstream.version" 2>/dev/null)"
-: >"$results/plan"
+plan=()
 for entry in "${suites[@]}"; do
 	read -r name command <<<"$entry"
-	selected "$name" "$command" && echo "$name" >>"$results/plan"
+	selected "$name" "$command" && plan+=("$entry")
 done
-while read -r name; do
-	for entry in "${suites[@]}"; do
-		read -r n command <<<"$entry"
-		[ "$n" = "$name" ] && run_suite "$name" "$command"
-	done
-done <"$results/plan"
+for entry in "${plan[@]}"; do
+	echo "${entry%% *}"
+done >"$results/plan"
+for entry in "${plan[@]}"; do
+	read -r name command <<<"$entry"
+	run_suite "$name" "$command"
+done
 echo "=== done"

@@ -513,6 +513,25 @@ static long text_calls(lib_fn fn, int n)
 }
 
 /*
+ * Copies the shared object to @copy, opens it into @t and enables the
+ * probe GROUP/@event on its lifecycle_leaf(); 0 or -1.
+ */
+static int text_probe(char *copy, size_t len, struct text_map *t, const char *event)
+{
+	if (lib_copy(copy, len))
+		return -1;
+	t->off = lib_offset(copy, "lifecycle_leaf");
+	if (t->off <= 0)
+		return -1;
+	t->fd = open(copy, O_RDONLY);
+	if (t->fd < 0)
+		return -1;
+	if (uprobe_event_add("p:" GROUP "/%s %s:0x%lx", event, copy, t->off))
+		return -1;
+	return event_enable(GROUP, event, 1) ? -1 : 0;
+}
+
+/*
  * The probed text mapped by hand: hits in a fresh mmap, none lost across
  * munmap and a new mmap or mremap to another address; the code computes
  * the same all along, and runs clean once the probe is disabled.
@@ -523,13 +542,7 @@ TEST_F(life, munmap_mremap)
 	void *moved, *hole;
 	lib_fn fn;
 
-	ASSERT_EQ(0, lib_copy(self->copy, sizeof(self->copy)));
-	t.off = lib_offset(self->copy, "lifecycle_leaf");
-	ASSERT_LT(0, t.off);
-	t.fd = open(self->copy, O_RDONLY);
-	ASSERT_LE(0, t.fd);
-	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/text %s:0x%lx", self->copy, t.off));
-	ASSERT_EQ(0, event_enable(GROUP, "text", 1));
+	ASSERT_EQ(0, text_probe(self->copy, sizeof(self->copy), &t, "text"));
 
 	fn = text_map(&t, NULL);
 	ASSERT_NE(NULL, fn);
@@ -568,13 +581,7 @@ TEST_F(life, mprotect)
 	struct text_map t;
 	lib_fn fn;
 
-	ASSERT_EQ(0, lib_copy(self->copy, sizeof(self->copy)));
-	t.off = lib_offset(self->copy, "lifecycle_leaf");
-	ASSERT_LT(0, t.off);
-	t.fd = open(self->copy, O_RDONLY);
-	ASSERT_LE(0, t.fd);
-	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/prot %s:0x%lx", self->copy, t.off));
-	ASSERT_EQ(0, event_enable(GROUP, "prot", 1));
+	ASSERT_EQ(0, text_probe(self->copy, sizeof(self->copy), &t, "prot"));
 
 	fn = text_map(&t, NULL);
 	ASSERT_NE(NULL, fn);
