@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# boot.sh [--interactive] [--multi-thread] IMAGE RESULTS TIMEOUT -- COMMAND [ARG...]
+# boot.sh [--interactive] [--multi-thread] [--kernel-arg ARG]... IMAGE RESULTS TIMEOUT -- COMMAND [ARG...]
 #
 # Boots IMAGE under QEMU (TCG, 2 vCPUs) with the host's / as a read-only 9p
 # root and RESULTS as a writable 9p share, and has guest/init.c run COMMAND
@@ -8,21 +8,25 @@
 # arguments naming paths in the project are rewritten to that place.
 # TCG runs both vCPUs on one host thread (reproducible, and what the tests
 # use) unless --multi-thread gives each its own, as throughput benchmarks
-# need.  The console goes to the terminal and to
+# need.  --kernel-arg adds ARG to the kernel command line.  The console
+# goes to the terminal and to
 # RESULTS/console.log.  TIMEOUT seconds (0: none) is a hard limit on the
 # whole boot.  Exits with COMMAND's status, or 124 on timeout.
 set -euo pipefail
 
 usage() {
-	echo "usage: boot.sh [--interactive] [--multi-thread] IMAGE RESULTS TIMEOUT -- COMMAND..." >&2
+	echo "usage: boot.sh [--interactive] [--multi-thread] [--kernel-arg ARG]... IMAGE RESULTS TIMEOUT -- COMMAND..." >&2
 	exit 2
 }
 
-interactive=0 tcg_thread=single
+interactive=0 tcg_thread=single kernel_args=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--interactive) interactive=1 ;;
 	--multi-thread) tcg_thread=multi ;;
+	--kernel-arg) [ $# -ge 2 ] || usage
+		kernel_args+=" $2"
+		shift ;;
 	*) break ;;
 	esac
 	shift
@@ -42,7 +46,7 @@ mkdir -p "$results"
 rm -f "$results/status" "$results/console.log"
 
 cmdline="console=ttyS0 quiet panic=-1 root=root rootfstype=9p"
-cmdline+=" rootflags=trans=virtio,version=9p2000.L,cache=loose ro"
+cmdline+=" rootflags=trans=virtio,version=9p2000.L,cache=loose ro$kernel_args"
 guest_top=/mnt/project
 guest_args=("${@/#"$top"\//$guest_top/}")
 cmdline+=" uprobes_project=$top init=$init -- ${guest_args[*]}"

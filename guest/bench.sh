@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh BENCH_BINARY RESULTS [CASES]   (runs inside the guest)
 #
+# CASES is a comma-separated list of case groups (base,hit,...; default
+# all): the kernel command line that carries it splits words at spaces.
 # Runs the benchmark program from a tmpfs copy (a probe is keyed by inode;
 # see check.sh) and leaves its measurements in RESULTS/bench.tsv.
 set -euo pipefail
