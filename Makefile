@@ -32,8 +32,8 @@ KBUILD_ENV := KBUILD_BUILD_TIMESTAMP="2024-11-17" KBUILD_BUILD_USER=uprobes \
 	KBUILD_BUILD_HOST=build
 KMAKE := $(MAKE) -C $(SRC) O=$(BUILD) CC="ccache gcc" -j$(NPROC) $(KBUILD_ENV)
 
-ifeq ($(filter $(KERNEL),ours upstream),)
-$(error KERNEL must be 'ours' or 'upstream', not '$(KERNEL)')
+ifeq ($(filter $(KERNEL),ours upstream wip),)
+$(error KERNEL must be 'ours', 'upstream' or 'wip', not '$(KERNEL)')
 endif
 ifneq ($(MUTANT),)
 ifneq ($(KERNEL),ours)
@@ -64,7 +64,8 @@ help:
 	@echo '  bench      benchmark ours against upstream in one run; table in out/bench/'
 	@echo '  clean      remove out/'
 	@echo 'Variables:'
-	@echo '  KERNEL=ours|upstream  which kernel (default ours); upstream is the untouched base'
+	@echo '  KERNEL=ours|upstream|wip  which kernel (default ours); upstream is the untouched'
+	@echo '                        base, wip is ours plus the replacements of overlay-wip.list'
 	@echo '  DEBUG=1               add configs/debug.config (KASAN, lockdep, DEBUG_VM)'
 	@echo '  T=REGEX               run only the suites whose name matches (check)'
 	@echo '  TIMEOUT=SECONDS       hard limit for one boot (default $(TIMEOUT))'

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# tree.sh upstream|ours|mutant [MUTANT_PATCH]
+# tree.sh upstream|ours|wip|mutant [MUTANT_PATCH]
 #
 # Prepares out/src/KERNEL from Debian's linux-source-6.12 tarball.
 #   upstream: the untouched base.
 #   ours:     the base, with patches/*.patch applied and every path of
 #             overlay.list copied in from this repo (replacing the base's).
+#   wip:      ours, plus the paths of overlay-wip.list: replacements that
+#             are committed but do not pass the tests yet.
 #   mutant:   ours, plus MUTANT_PATCH (dev/mutants/) applied last: it breaks
 #             one feature on purpose, to see the tests of that feature fail.
 # Re-running is cheap and incremental: a file of `ours` is rewritten only
 # when its content changes, so kbuild rebuilds only what depends on it.
 set -euo pipefail
 
-kernel=${1:?usage: tree.sh upstream|ours|mutant [MUTANT_PATCH]}
+kernel=${1:?usage: tree.sh upstream|ours|wip|mutant [MUTANT_PATCH]}
 mutant=${2:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/out/src
@@ -28,7 +30,8 @@ unpack_base() {
 	version=$(base_version)
 	[ "$(cat "$src/upstream.version" 2>/dev/null)" = "$version" ] && return
 	echo "  TREE    unpacking linux-source-6.12 $version"
-	rm -rf "$base" "$src/ours" "$src/ours.manifest" "$src/mutant" "$src/mutant.manifest" \
+	rm -rf "$base" "$src/ours" "$src/ours.manifest" "$src/wip" "$src/wip.manifest" \
+		"$src/mutant" "$src/mutant.manifest" \
 		"$src/linux-source-6.12"
 	mkdir -p "$src"
 	tar -xJf "$tarball" -C "$src"
@@ -36,10 +39,11 @@ unpack_base() {
 	echo "$version" >"$src/upstream.version"
 }
 
-# The first field of each overlay.list line (the rest is the subject of its
-# commit in the patch series).
+# The first field of each line of the overlay lists (the rest is the
+# subject of its commit in the patch series).
+overlay_lists=("$top/overlay.list")
 overlay_paths() {
-	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$top/overlay.list" | awk '{ print $1 }'
+	grep -h -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "${overlay_lists[@]}" | awk '{ print $1 }'
 }
 
 # Build in $1 the files of `ours` that differ from the base.
@@ -104,7 +108,9 @@ unpack_base
 case $kernel in
 upstream) ;;
 ours) prepare ours ;;
+wip) overlay_lists+=("$top/overlay-wip.list")
+	prepare wip ;;
 mutant) [ -f "$mutant" ] || { echo "tree.sh: no mutant patch '$mutant'" >&2; exit 2; }
 	prepare mutant ;;
-*) echo "tree.sh: unknown kernel '$kernel' (upstream, ours or mutant)" >&2; exit 2 ;;
+*) echo "tree.sh: unknown kernel '$kernel' (upstream, ours, wip or mutant)" >&2; exit 2 ;;
 esac
