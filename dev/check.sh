@@ -3,6 +3,8 @@
 #
 # One test boot: runs guest/check.sh in the guest, then checks the kernel
 # log and prints the counts; the last line is "N passed, N failed, N skipped".
+# The tests learn whose uprobes engine the kernel runs (base or ours) from
+# the tree it was built from, for the few behaviours where ours differs.
 set -euo pipefail
 
 kernel=$1 limit=$6 filter=${7:-}
@@ -11,14 +13,18 @@ results=$(readlink -m "$5")
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=$(cat "$top/out/src/upstream.version")
 modules=$tests/modules/$(basename "$build")
+engine=base
+cmp -s "$top/out/src/upstream/kernel/events/uprobes.c" "$build/source/kernel/events/uprobes.c" ||
+	engine=ours
 
 rm -rf "$results"
 mkdir -p "$results" "$modules"
-echo "  CHECK   kernel $kernel ($(basename "$build")), base linux-source-6.12 $base, QEMU TCG"
+echo "  CHECK   kernel $kernel ($(basename "$build"), $engine engine), base linux-source-6.12 $base, QEMU TCG"
 start=$(date +%s)
 boot_rc=0
 "$top/dev/boot.sh" "$image" "$results" "$limit" -- \
-	"$top/guest/check.sh" "$kernel" "$tests" "$modules" /tmp/results "$filter" || boot_rc=$?
+	"$top/guest/check.sh" "$kernel" "$engine" "$tests" "$modules" /tmp/results "$filter" ||
+	boot_rc=$?
 echo "  CHECK   boot ended with status $boot_rc after $(($(date +%s) - start))s"
 kernel_rc=0
 "$top/dev/console-check.sh" "$results/console.log" || kernel_rc=1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check.sh KERNEL TESTS MODULES RESULTS FILTER   (runs inside the guest)
+# check.sh KERNEL ENGINE TESTS MODULES RESULTS FILTER   (runs inside the guest)
 #
 # Runs every test suite in turn.  Each suite writes TAP to RESULTS/NAME.tap
 # (also shown on the console) and its exit status to RESULTS/NAME.rc; the
@@ -9,8 +9,8 @@
 # root may be dropped and looked up anew between two uses of a path.
 set -uo pipefail
 
-kernel=${1:?usage: check.sh KERNEL TESTS MODULES RESULTS FILTER}
-tests=$2 modules=$3 results=$4 filter=${5:-}
+kernel=${1:?usage: check.sh KERNEL ENGINE TESTS MODULES RESULTS FILTER}
+engine=$2 tests=$3 modules=$4 results=$5 filter=${6:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=/tmp/uprobes
 suite_timeout=900
@@ -52,6 +52,7 @@ mkdir -p "$work"
 cp -a "$tests/uprobes/." "$work/"
 cp -a "$modules/." "$work/" 2>/dev/null || true
 export UPROBE_TEST_KERNEL=$kernel
+export UPROBE_TEST_ENGINE=$engine
 export UPROBE_TEST_MODULE=$work/uprobe_test_mod.ko
 UPROBE_TEST_SRC=$(dirname "$(readlink -f "$tests")")/src/$kernel
 export UPROBE_TEST_SRC

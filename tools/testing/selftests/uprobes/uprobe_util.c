@@ -326,6 +326,13 @@ int pin_to_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+bool engine_is_base(void)
+{
+	const char *engine = getenv("UPROBE_TEST_ENGINE");
+
+	return !engine || !strcmp(engine, "base");
+}
+
 static void kid_loop(int in, int out, void (*work)(long arg), long arg)
 {
 	char c;

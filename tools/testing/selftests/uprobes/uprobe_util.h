@@ -7,6 +7,7 @@
 #ifndef UPROBE_UTIL_H
 #define UPROBE_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -104,6 +105,13 @@ long long perf_count(int fd);
 
 /* Pins the calling thread to CPU @cpu (-1: leaves it be); 0 or -1. */
 int pin_to_cpu(int cpu);
+
+/*
+ * Whether the kernel under test runs the base's uprobes engine rather than
+ * ours (guest/check.sh says which in UPROBE_TEST_ENGINE), for the few
+ * behaviours where ours differs.
+ */
+bool engine_is_base(void);
 
 /*
  * A forked child that runs @work(@arg) each time kid_run() tells it to,
