@@ -25,6 +25,7 @@ BENCH_BIN := $(OUT)/bench/bin/uprobe_bench
 SELFTEST := $(OUT)/src/ours/tools/testing/selftests/uprobes
 
 FRAGMENTS := $(addprefix $(TOP)/configs/,guest.config tracing.config bpf.config kunit.config)
+FRAGMENTS += $(if $(filter-out upstream,$(KERNEL)),$(TOP)/configs/ours.config)
 FRAGMENTS += $(if $(DEBUG),$(TOP)/configs/debug.config)
 
 export CCACHE_BASEDIR := $(TOP)

@@ -1,0 +1,1100 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 side of uprobes: instruction analysis, emulation, out-of-line
+ * stepping, return probes.
+ *
+ * A probe replaces the first byte of a user instruction with int3.  When
+ * a task hits it, the core runs the consumers' handlers and then has the
+ * instruction carried out in one of two ways, both decided once per probe
+ * by arch_uprobe_analyze_insn():
+ *
+ *  - emulated: the effect of the instruction is computed here, on pt_regs
+ *    and on the user stack (nops, push of a register, relative jmp, jcc,
+ *    loop and call, ret).  No trap is needed.
+ *
+ *  - stepped out of line (XOL): a copy of the instruction is executed with
+ *    TF set from a slot of the per-mm XOL area, and the step trap (#DB)
+ *    hands control back.  What the copy cannot get right by itself because
+ *    it runs at another address is fixed around the step:
+ *      * a RIP-relative operand is rewritten in the copy to be relative to
+ *        a scratch register, which holds the address the original RIP
+ *        would have held (the end of the original instruction) for the
+ *        duration of the step;
+ *      * a call pushes the slot's address: the return address is rewritten
+ *        to follow the original instruction (on the shadow stack too);
+ *      * the instruction pointer is moved from the slot back to the
+ *        original text, unless the instruction jumped somewhere absolute;
+ *      * pushf would leak our TF to the user's stack: it is cleared there.
+ *
+ * Every kind but jcc and loop can be stepped as well as emulated, so that
+ * emulation may give up (a fault on the user stack, a shadow stack it
+ * cannot update) and let the hardware raise the fault from the slot, from
+ * where the core maps it back to the probed address.
+ *
+ * Instructions whose behaviour depends on where or how they run in ways
+ * the fixups cannot mend are refused with -EOPNOTSUPP: traps and
+ * interrupts (int3, int n, int1), system and privileged instructions,
+ * syscall/sysenter (the kernel would return to the slot), far transfers,
+ * mov to a segment register (it hides the step trap), I/O, hlt, cli/sti,
+ * xbegin, lock-prefixed instructions, REX2/XOP encodings and 16-bit
+ * branches.  Only 64-bit code is handled: 32-bit tasks are refused.
+ *
+ * Calling context: the analysis runs at registration; everything else runs
+ * in the probed task, in process context (the core's work on return to
+ * user mode), except the die notifier at the end, which runs from the int3
+ * and #DB exception handlers with interrupts off and only forwards to the
+ * core.
+ */
+
+#include <linux/init.h>
+#include <linux/kdebug.h>
+#include <linux/kernel.h>
+#include <linux/mm_types.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/string.h>
+#include <linux/syscalls.h>
+#include <linux/uaccess.h>
+#include <linux/uprobes.h>
+
+#include <asm/debugreg.h>
+#include <asm/insn.h>
+#include <asm/processor.h>
+#include <asm/shstk.h>
+#include <asm/unistd.h>
+
+/* thread.trap_nr while a step is under way: no trap number is this big. */
+#define UPROBE_TRAP_NR		UINT_MAX
+
+/* An opcode as handled here: 0x00XX for one byte, 0x0fXX after 0x0f. */
+#define UPROBE_OP_NONE		0xffff
+
+/* Legacy prefixes as a mask of their inat ids. */
+#define UPROBE_PFX(id)		BIT(INAT_PFX_##id)
+#define UPROBE_PFX_SEGS		(UPROBE_PFX(CS) | UPROBE_PFX(DS) | \
+				 UPROBE_PFX(ES) | UPROBE_PFX(SS) | \
+				 UPROBE_PFX(FS) | UPROBE_PFX(GS))
+
+/* Register numbers as encoded in ModRM, SIB, REX and VEX. */
+enum uprobe_gpr {
+	UPROBE_REG_AX, UPROBE_REG_CX, UPROBE_REG_DX, UPROBE_REG_BX,
+	UPROBE_REG_SP, UPROBE_REG_BP, UPROBE_REG_SI, UPROBE_REG_DI,
+};
+
+static const u16 uprobe_gpr_offset[] = {
+	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
+	offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
+	offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
+	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+#ifdef CONFIG_X86_64
+	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+#endif
+};
+
+/*
+ * Scratch registers for RIP-relative operands, in order of preference.
+ * None of them is used implicitly by an instruction with a ModRM memory
+ * operand, except rbx by cmpxchg8b/16b (0f c7), and they are all
+ * encodable as a ModRM base without a REX.B bit.
+ */
+static const u8 uprobe_scratch_candidates[] = {
+	UPROBE_REG_SI, UPROBE_REG_DI, UPROBE_REG_BP, UPROBE_REG_BX,
+};
+
+static unsigned long *uprobe_reg(struct pt_regs *regs, unsigned int offset)
+{
+	return (unsigned long *)((u8 *)regs + offset);
+}
+
+/* ---- instruction analysis ---- */
+
+static unsigned int uprobe_prefixes(struct insn *insn)
+{
+	unsigned int mask = 0;
+	insn_byte_t prefix;
+	int i;
+
+	for_each_insn_prefix(insn, i, prefix)
+		mask |= BIT(inat_get_opcode_attribute(prefix) & INAT_PFX_MASK);
+	return mask;
+}
+
+static bool uprobe_has_rex_b(struct insn *insn)
+{
+	return insn->rex_prefix.nbytes == 1 &&
+	       X86_REX_B(insn->rex_prefix.bytes[0]);
+}
+
+static bool uprobe_has_rex_w(struct insn *insn)
+{
+	return insn->rex_prefix.nbytes == 1 &&
+	       X86_REX_W(insn->rex_prefix.bytes[0]);
+}
+
+static u8 uprobe_modrm_reg(struct insn *insn)
+{
+	return X86_MODRM_REG(insn->modrm.bytes[0]);
+}
+
+/* The legacy opcode (see UPROBE_OP_NONE); VEX/EVEX ones are not looked at. */
+static u16 uprobe_opcode(struct insn *insn)
+{
+	if (insn_is_avx(insn))
+		return UPROBE_OP_NONE;
+	if (insn->opcode.bytes[0] != 0x0f)
+		return insn->opcode.bytes[0];
+	return 0x0f00 | insn->opcode.bytes[1];
+}
+
+static int uprobe_decode(struct arch_uprobe *aup, struct insn *insn, bool ia32)
+{
+	enum insn_mode mode = ia32 ? INSN_MODE_32 : INSN_MODE_64;
+
+	/* The decoder never goes past MAX_INSN_SIZE (15) bytes. */
+	if (insn_decode(insn, aup->insn, MAX_UINSN_BYTES, mode) < 0)
+		return -ENOEXEC;
+	return 0;
+}
+
+/* Encodings refused whatever the opcode. */
+static int uprobe_check_encoding(struct insn *insn)
+{
+	unsigned int prefixes = uprobe_prefixes(insn);
+
+	if (prefixes & UPROBE_PFX(LOCK))
+		return -EOPNOTSUPP;
+	if (insn_is_rex2(insn) || insn_has_emulate_prefix(insn))
+		return -EOPNOTSUPP;
+	/* An address-size prefix would make it EIP-relative. */
+	if (insn_rip_relative(insn) && (prefixes & UPROBE_PFX(ADDRSZ)))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* One-byte opcodes that do not exist in 64-bit mode. */
+static bool uprobe_invalid_in_64bit(u16 op)
+{
+	switch (op) {
+	case 0x06: case 0x07: case 0x0e: case 0x16: case 0x17:
+	case 0x1e: case 0x1f: case 0x27: case 0x2f: case 0x37:
+	case 0x3f: case 0x60: case 0x61: case 0x82: case 0x9a:
+	case 0xce: case 0xd4: case 0xd6: case 0xea:
+		return true;
+	}
+	return false;
+}
+
+/* One-byte opcodes that cannot be probed. */
+static bool uprobe_refused_onebyte(struct insn *insn, u16 op)
+{
+	u8 reg = uprobe_modrm_reg(insn);
+
+	switch (op) {
+	case 0x6c ... 0x6f:	/* ins, outs */
+	case 0xe4 ... 0xe7:	/* in, out imm8 */
+	case 0xec ... 0xef:	/* in, out dx */
+	case 0x8e:		/* mov to sreg: mov to ss hides the step */
+	case 0xca: case 0xcb:	/* far ret */
+	case 0xcc:		/* int3 */
+	case 0xcd:		/* int imm8 */
+	case 0xcf:		/* iret */
+	case 0xf1:		/* int1 */
+	case 0xf4:		/* hlt */
+	case 0xfa: case 0xfb:	/* cli, sti */
+		return true;
+	case 0x8f:		/* /0 is pop r/m, the rest is XOP */
+		return reg != 0;
+	case 0xc7:		/* xbegin: a relative branch */
+		return insn->modrm.bytes[0] == 0xf8;
+	case 0xff:		/* far call and far jmp */
+		return reg == 3 || reg == 5;
+	}
+	return false;
+}
+
+/* 0f 01 is mostly system instructions: allow the few user ones. */
+static bool uprobe_refused_0f01(struct insn *insn)
+{
+	unsigned int mandatory = UPROBE_PFX(OPNDSZ) | UPROBE_PFX(REPE) |
+				 UPROBE_PFX(REPNE);
+
+	if (uprobe_prefixes(insn) & mandatory)
+		return true;
+	switch (insn->modrm.bytes[0]) {
+	case 0xd0:	/* xgetbv */
+	case 0xd6:	/* xtest */
+	case 0xe8:	/* serialize */
+	case 0xee:	/* rdpkru */
+	case 0xef:	/* wrpkru */
+	case 0xf9:	/* rdtscp */
+		return false;
+	}
+	return true;
+}
+
+/* Two-byte opcodes that cannot be probed. */
+static bool uprobe_refused_twobyte(struct insn *insn, u16 op)
+{
+	switch (op) {
+	case 0x0f00:		/* sldt, str, lldt, ltr, verr, verw */
+	case 0x0f05:		/* syscall */
+	case 0x0f06:		/* clts */
+	case 0x0f07:		/* sysret */
+	case 0x0f08:		/* invd */
+	case 0x0f09:		/* wbinvd */
+	case 0x0f20 ... 0x0f23:	/* mov to/from cr, dr */
+	case 0x0f30:		/* wrmsr */
+	case 0x0f32:		/* rdmsr */
+	case 0x0f34:		/* sysenter */
+	case 0x0f35:		/* sysexit */
+	case 0x0f37:		/* getsec */
+	case 0x0f78: case 0x0f79: /* vmread, vmwrite */
+	case 0x0faa:		/* rsm */
+		return true;
+	case 0x0f01:
+		return uprobe_refused_0f01(insn);
+	}
+	return false;
+}
+
+/*
+ * A prefix the decoder took for the opcode: a REX prefix followed by
+ * another prefix (the processor then ignores the REX, and would read more
+ * bytes than the decoder counted).  Compilers do not emit this.
+ */
+static bool uprobe_prefix_as_opcode(u16 op)
+{
+	insn_attr_t attr;
+
+	if (op >= 0x100)
+		return false;
+	attr = inat_get_opcode_attribute(op);
+	return inat_is_legacy_prefix(attr) || inat_is_rex_prefix(attr) ||
+	       inat_is_rex2_prefix(attr);
+}
+
+static int uprobe_check_opcode(struct insn *insn)
+{
+	u16 op = uprobe_opcode(insn);
+
+	if (op == UPROBE_OP_NONE)
+		return 0;
+	if (uprobe_prefix_as_opcode(op))
+		return -EOPNOTSUPP;
+	if (uprobe_invalid_in_64bit(op))
+		return -ENOEXEC;
+	if (op < 0x100 && uprobe_refused_onebyte(insn, op))
+		return -EOPNOTSUPP;
+	if (op >= 0x100 && uprobe_refused_twobyte(insn, op))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* nop, xchg %ax,%ax, pause, nopw/nopl r/m, endbr64, endbr32. */
+static bool uprobe_is_nop(struct insn *insn, u16 op)
+{
+	unsigned int prefixes = uprobe_prefixes(insn);
+	unsigned int harmless = UPROBE_PFX(OPNDSZ) | UPROBE_PFX_SEGS;
+
+	switch (op) {
+	case 0x90:	/* with REX.B it is xchg %r8,%rax */
+		harmless |= UPROBE_PFX(REPE);
+		return !(prefixes & ~harmless) && !uprobe_has_rex_b(insn);
+	case 0x0f1f:
+		return !(prefixes & ~harmless) && uprobe_modrm_reg(insn) == 0;
+	case 0x0f1e:
+		return prefixes == UPROBE_PFX(REPE) &&
+		       (insn->modrm.bytes[0] == 0xfa ||
+			insn->modrm.bytes[0] == 0xfb);
+	}
+	return false;
+}
+
+static void uprobe_setup_push(struct arch_uprobe *aup, struct insn *insn, u16 op)
+{
+	unsigned int prefixes = uprobe_prefixes(insn);
+	unsigned int reg = op & 7;
+
+	/* Anything but an operand-size prefix: leave it to the hardware. */
+	if (prefixes & ~UPROBE_PFX(OPNDSZ))
+		return;
+	if (uprobe_has_rex_b(insn))
+		reg += 8;
+	aup->kind = UPROBE_KIND_PUSH;
+	aup->emul.push.reg = uprobe_gpr_offset[reg];
+	aup->emul.push.size = 8;
+	if ((prefixes & UPROBE_PFX(OPNDSZ)) && !uprobe_has_rex_w(insn))
+		aup->emul.push.size = 2;
+}
+
+static void uprobe_setup_branch(struct arch_uprobe *aup, struct insn *insn,
+				enum arch_uprobe_kind kind, u8 cond)
+{
+	aup->kind = kind;
+	aup->emul.branch.disp = insn->immediate.value;
+	aup->emul.branch.cond = cond;
+}
+
+static bool uprobe_is_branch(u16 op)
+{
+	switch (op) {
+	case 0x70 ... 0x7f:
+	case 0x0f80 ... 0x0f8f:
+	case 0xe0 ... 0xe3:
+	case 0xe8: case 0xe9: case 0xeb:
+	case 0xc2: case 0xc3:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * An operand-size prefix makes a branch 16-bit on some processors and not
+ * on others, unless REX.W overrides it (as in the "data16 data16 rex.W
+ * call __tls_get_addr" of TLS sequences).
+ */
+static bool uprobe_branch_16bit(struct insn *insn)
+{
+	return (uprobe_prefixes(insn) & UPROBE_PFX(OPNDSZ)) &&
+	       !uprobe_has_rex_w(insn);
+}
+
+/* 16-bit branches, and loops counting in ecx: not worth emulating. */
+static int uprobe_check_branch(struct insn *insn, u16 op)
+{
+	unsigned int prefixes = uprobe_prefixes(insn);
+
+	if (uprobe_branch_16bit(insn))
+		return -EOPNOTSUPP;
+	if (op >= 0xe0 && op <= 0xe3 && (prefixes & UPROBE_PFX(ADDRSZ)))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Decide whether and how the instruction is emulated. */
+static int uprobe_setup_emulation(struct arch_uprobe *aup, struct insn *insn)
+{
+	u16 op = uprobe_opcode(insn);
+	int ret;
+
+	if (uprobe_is_nop(insn, op)) {
+		aup->kind = UPROBE_KIND_NOP;
+		return 0;
+	}
+	if (op >= 0x50 && op <= 0x57) {
+		uprobe_setup_push(aup, insn, op);
+		return 0;
+	}
+	if (!uprobe_is_branch(op))
+		return 0;
+	ret = uprobe_check_branch(insn, op);
+	if (ret)
+		return ret;
+
+	switch (op) {
+	case 0x70 ... 0x7f:
+	case 0x0f80 ... 0x0f8f:
+		uprobe_setup_branch(aup, insn, UPROBE_KIND_JCC, op & 0xf);
+		break;
+	case 0xe0 ... 0xe3:
+		uprobe_setup_branch(aup, insn, UPROBE_KIND_LOOP, op & 3);
+		break;
+	case 0xe8:
+		uprobe_setup_branch(aup, insn, UPROBE_KIND_CALL, 0);
+		break;
+	case 0xe9: case 0xeb:
+		uprobe_setup_branch(aup, insn, UPROBE_KIND_JMP, 0);
+		break;
+	case 0xc2: case 0xc3:
+		aup->kind = UPROBE_KIND_RET;
+		aup->emul.ret_pop = op == 0xc2 ? (u16)insn->immediate.value : 0;
+		break;
+	}
+	return 0;
+}
+
+/* The fixups a step of a non-branching or absolute-branching insn needs. */
+static u8 uprobe_step_fixups(struct insn *insn)
+{
+	u16 op = uprobe_opcode(insn);
+
+	switch (op) {
+	case 0xc2: case 0xc3:	/* ret: the target is absolute */
+		return 0;
+	case 0x9c:		/* pushf */
+		return UPROBE_FIX_IP | UPROBE_FIX_PUSHF;
+	case 0x9d:		/* popf */
+		return UPROBE_FIX_IP | UPROBE_FIX_POPF;
+	case 0xff:
+		if (uprobe_modrm_reg(insn) == 2)	/* call *r/m */
+			return UPROBE_FIX_CALL;
+		if (uprobe_modrm_reg(insn) == 4)	/* jmp *r/m */
+			return 0;
+		break;
+	}
+	return UPROBE_FIX_IP;
+}
+
+/* 16-bit indirect call and jmp: the return address fixup writes 8 bytes. */
+static int uprobe_check_indirect(struct insn *insn)
+{
+	u8 reg = uprobe_modrm_reg(insn);
+
+	if (uprobe_opcode(insn) != 0xff || (reg != 2 && reg != 4))
+		return 0;
+	if (uprobe_branch_16bit(insn))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* The registers (numbers 0..7) an instruction may use besides its r/m. */
+static unsigned int uprobe_used_regs(struct insn *insn)
+{
+	unsigned int reg = uprobe_modrm_reg(insn);
+	unsigned int used = BIT(reg);
+
+	/* Without REX, byte registers 4..7 are ah, ch, dh, bh. */
+	if (!insn->rex_prefix.nbytes && !insn_is_avx(insn) && reg >= 4)
+		used |= BIT(reg - 4);
+	if (insn_is_avx(insn)) {
+		/* vvvv is stored inverted */
+		used |= BIT(~X86_VEX_V(insn->vex_prefix.bytes[2]) & 7);
+		/* a register in imm8[7:4] (is4) */
+		if (insn->immediate.nbytes)
+			used |= BIT((insn->immediate.value >> 4) & 7);
+	}
+	if (uprobe_opcode(insn) == 0x0fc7)	/* cmpxchg8b/16b use rbx */
+		used |= BIT(UPROBE_REG_BX);
+	return used;
+}
+
+static int uprobe_pick_scratch(struct insn *insn)
+{
+	unsigned int used = uprobe_used_regs(insn);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(uprobe_scratch_candidates); i++)
+		if (!(used & BIT(uprobe_scratch_candidates[i])))
+			return uprobe_scratch_candidates[i];
+	return -1;
+}
+
+/*
+ * Make the copy address [scratch + disp32] instead of [rip + disp32]:
+ * ModRM.mod 00 -> 10 with r/m = scratch, and clear the B extension bit
+ * (ignored for RIP-relative, meaningful for a base register).
+ */
+static int uprobe_rewrite_riprel(struct arch_uprobe *aup, struct insn *insn)
+{
+	int scratch = uprobe_pick_scratch(insn);
+	u8 *modrm = &aup->ixol[insn_offset_modrm(insn)];
+
+	if (scratch < 0)
+		return -EOPNOTSUPP;
+	*modrm = (*modrm & 0x38) | 0x80 | scratch;
+	if (insn->rex_prefix.nbytes)
+		aup->ixol[insn_offset_rex_prefix(insn)] &= ~0x01;
+	else if (insn->vex_prefix.nbytes >= 3)	/* VEX3 and EVEX: ~B */
+		aup->ixol[insn_offset_vex_prefix(insn) + 1] |= 0x20;
+	aup->scratch_reg = uprobe_gpr_offset[scratch];
+	aup->fixups |= UPROBE_FIX_RIP_SCRATCH;
+	return 0;
+}
+
+/*
+ * A relative jmp or call stepped from a slot would go to slot + disp:
+ * the copy branches to its own end instead, and the fixup adds disp.
+ */
+static void uprobe_setup_rel_step(struct arch_uprobe *aup, struct insn *insn)
+{
+	int offset = insn_offset_immediate(insn);
+
+	memset(&aup->ixol[offset], 0, insn->immediate.nbytes);
+	aup->fixups = UPROBE_FIX_IP | UPROBE_FIX_REL;
+	if (aup->kind == UPROBE_KIND_CALL)
+		aup->fixups |= UPROBE_FIX_CALL;
+}
+
+/* Prepare the copy and the fixups used if the instruction is stepped. */
+static int uprobe_setup_step(struct arch_uprobe *aup, struct insn *insn)
+{
+	int ret;
+
+	memcpy(aup->ixol, aup->insn, insn->length);
+	switch (aup->kind) {
+	case UPROBE_KIND_JCC:
+	case UPROBE_KIND_LOOP:
+		/* never stepped: emulating them cannot fail */
+		return 0;
+	case UPROBE_KIND_JMP:
+	case UPROBE_KIND_CALL:
+		uprobe_setup_rel_step(aup, insn);
+		return 0;
+	}
+
+	ret = uprobe_check_indirect(insn);
+	if (ret)
+		return ret;
+	aup->fixups = uprobe_step_fixups(insn);
+	if (insn_rip_relative(insn))
+		return uprobe_rewrite_riprel(aup, insn);
+	return 0;
+}
+
+static void uprobe_reset(struct arch_uprobe *aup)
+{
+	memset(aup->ixol, 0, sizeof(aup->ixol));
+	memset(&aup->emul, 0, sizeof(aup->emul));
+	aup->len = 0;
+	aup->kind = UPROBE_KIND_STEP;
+	aup->fixups = 0;
+	aup->scratch_reg = 0;
+}
+
+/**
+ * arch_uprobe_analyze_insn - decide how hits on @aup->insn are handled
+ * @aup: the probed instruction; its other fields are filled in
+ * @ia32: the probed mm runs 32-bit code
+ *
+ * Return: 0, -ENOEXEC if the bytes are not an instruction, -EOPNOTSUPP if
+ * the instruction cannot be probed.
+ */
+int arch_uprobe_analyze_insn(struct arch_uprobe *aup, bool ia32)
+{
+	struct insn insn;
+	int ret;
+
+	uprobe_reset(aup);
+	ret = uprobe_decode(aup, &insn, ia32);
+	if (ret)
+		return ret;
+	if (ia32 || !IS_ENABLED(CONFIG_X86_64))
+		return -EOPNOTSUPP;
+
+	ret = uprobe_check_encoding(&insn);
+	if (!ret)
+		ret = uprobe_check_opcode(&insn);
+	if (!ret)
+		ret = uprobe_setup_emulation(aup, &insn);
+	if (!ret)
+		ret = uprobe_setup_step(aup, &insn);
+	if (ret) {
+		uprobe_reset(aup);
+		return ret;
+	}
+	aup->len = insn.length;
+	return 0;
+}
+
+/* ---- emulation ---- */
+
+/* Condition codes 0..15 of jcc/setcc/cmovcc: even ones and their negation. */
+static bool uprobe_cond_holds(u8 cond, unsigned long flags)
+{
+	bool cf = flags & X86_EFLAGS_CF;
+	bool pf = flags & X86_EFLAGS_PF;
+	bool zf = flags & X86_EFLAGS_ZF;
+	bool sf = flags & X86_EFLAGS_SF;
+	bool of = flags & X86_EFLAGS_OF;
+	bool holds;
+
+	switch (cond >> 1) {
+	case 0:
+		holds = of;		/* jo */
+		break;
+	case 1:
+		holds = cf;		/* jb */
+		break;
+	case 2:
+		holds = zf;		/* je */
+		break;
+	case 3:
+		holds = cf || zf;	/* jbe */
+		break;
+	case 4:
+		holds = sf;		/* js */
+		break;
+	case 5:
+		holds = pf;		/* jp */
+		break;
+	case 6:
+		holds = sf != of;	/* jl */
+		break;
+	default:
+		holds = zf || sf != of;	/* jle */
+		break;
+	}
+	return holds != (cond & 1);
+}
+
+static void uprobe_branch(struct arch_uprobe *aup, struct pt_regs *regs,
+			  bool taken)
+{
+	regs->ip += aup->len;
+	if (taken)
+		regs->ip += aup->emul.branch.disp;
+}
+
+/* loopne, loope, loop, jrcxz: rcx counts down (except for jrcxz). */
+static bool uprobe_loop_taken(u8 cond, struct pt_regs *regs)
+{
+	bool zf = regs->flags & X86_EFLAGS_ZF;
+
+	if (cond == 3)
+		return regs->cx == 0;
+	regs->cx--;
+	if (cond == 0)
+		return regs->cx != 0 && !zf;
+	if (cond == 1)
+		return regs->cx != 0 && zf;
+	return regs->cx != 0;
+}
+
+static bool uprobe_emulate_push(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	unsigned long val = *uprobe_reg(regs, aup->emul.push.reg);
+	unsigned long sp = regs->sp - aup->emul.push.size;
+	int err;
+
+	if (aup->emul.push.size == 2)
+		err = put_user((u16)val, (u16 __user *)sp);
+	else
+		err = put_user(val, (unsigned long __user *)sp);
+	if (err)
+		return false;
+	regs->sp = sp;
+	regs->ip += aup->len;
+	return true;
+}
+
+/* With a shadow stack, the call must be stepped: it pushes there too. */
+static bool uprobe_emulate_call(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	unsigned long ret_addr = regs->ip + aup->len;
+	unsigned long sp = regs->sp - sizeof(ret_addr);
+
+	if (shstk_is_enabled())
+		return false;
+	if (put_user(ret_addr, (unsigned long __user *)sp))
+		return false;
+	regs->sp = sp;
+	regs->ip = ret_addr + aup->emul.branch.disp;
+	return true;
+}
+
+/* With a shadow stack, the ret must be stepped: it pops there too. */
+static bool uprobe_emulate_ret(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	unsigned long target;
+
+	if (shstk_is_enabled())
+		return false;
+	if (get_user(target, (unsigned long __user *)regs->sp))
+		return false;
+	regs->sp += sizeof(target) + aup->emul.ret_pop;
+	regs->ip = target;
+	return true;
+}
+
+static bool uprobe_emulate_kind(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	switch (aup->kind) {
+	case UPROBE_KIND_NOP:
+		regs->ip += aup->len;
+		return true;
+	case UPROBE_KIND_PUSH:
+		return uprobe_emulate_push(aup, regs);
+	case UPROBE_KIND_JMP:
+		uprobe_branch(aup, regs, true);
+		return true;
+	case UPROBE_KIND_JCC:
+		uprobe_branch(aup, regs,
+			      uprobe_cond_holds(aup->emul.branch.cond, regs->flags));
+		return true;
+	case UPROBE_KIND_LOOP:
+		uprobe_branch(aup, regs,
+			      uprobe_loop_taken(aup->emul.branch.cond, regs));
+		return true;
+	case UPROBE_KIND_CALL:
+		return uprobe_emulate_call(aup, regs);
+	case UPROBE_KIND_RET:
+		return uprobe_emulate_ret(aup, regs);
+	}
+	return false;
+}
+
+/**
+ * arch_uprobe_emulate - carry out the probed instruction without running it
+ * @aup: the probed instruction
+ * @regs: the task's registers, with regs->ip at the probed address
+ *
+ * NOP, JMP, JCC and LOOP always succeed.  PUSH, CALL and RET give up when
+ * the user stack cannot be accessed (stepping the instruction then raises
+ * the fault as the original would) and CALL and RET when the task has a
+ * shadow stack.  A task being single-stepped gets its step trap.
+ *
+ * Return: true if done (regs then point past the instruction), false if
+ * the instruction must be stepped; @regs are unchanged then.
+ */
+bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	if (!uprobe_emulate_kind(aup, regs))
+		return false;
+	if (regs->flags & X86_EFLAGS_TF)
+		send_sigtrap(regs, 0, TRAP_TRACE);
+	return true;
+}
+
+/* ---- stepping out of line ---- */
+
+/**
+ * arch_uprobe_xol_insn - the bytes to copy into an XOL slot
+ * @aup: the probed instruction
+ * @len: set to the number of bytes
+ *
+ * Return: the copy, with any RIP-relative operand rewritten.
+ */
+const u8 *arch_uprobe_xol_insn(struct arch_uprobe *aup, size_t *len)
+{
+	*len = aup->len;
+	return aup->ixol;
+}
+
+/**
+ * arch_uprobe_pre_xol - set the task up to step the copy at @slot
+ * @aup: the probed instruction
+ * @autask: where the state to restore afterwards is kept
+ * @regs: the task's registers, with regs->ip at the probed address
+ * @slot: the address of the copy
+ *
+ * Must run in the task, with interrupts on.
+ *
+ * Return: 0.
+ */
+int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
+			struct pt_regs *regs, unsigned long slot)
+{
+	autask->saved_trap_nr = current->thread.trap_nr;
+	current->thread.trap_nr = UPROBE_TRAP_NR;
+
+	if (aup->fixups & UPROBE_FIX_RIP_SCRATCH) {
+		unsigned long *scratch = uprobe_reg(regs, aup->scratch_reg);
+
+		autask->saved_scratch = *scratch;
+		*scratch = regs->ip + aup->len;
+	}
+
+	/* Block stepping would let the step run on past the copy. */
+	autask->saved_blockstep = test_thread_flag(TIF_BLOCKSTEP);
+	if (autask->saved_blockstep)
+		set_task_blockstep(current, false);
+
+	autask->saved_tf = regs->flags & X86_EFLAGS_TF;
+	regs->flags |= X86_EFLAGS_TF;
+	regs->ip = slot;
+	return 0;
+}
+
+/* Undo what pre_xol did to the task, except the instruction pointer. */
+static void uprobe_restore_task(struct arch_uprobe *aup,
+				struct arch_uprobe_task *autask,
+				struct pt_regs *regs, bool keep_tf)
+{
+	current->thread.trap_nr = autask->saved_trap_nr;
+	if (aup->fixups & UPROBE_FIX_RIP_SCRATCH)
+		*uprobe_reg(regs, aup->scratch_reg) = autask->saved_scratch;
+	if (!keep_tf && !autask->saved_tf)
+		regs->flags &= ~X86_EFLAGS_TF;
+	if (autask->saved_blockstep)
+		set_task_blockstep(current, true);
+}
+
+/* The call pushed the slot's address: make it return after the original. */
+static int uprobe_fix_call(struct arch_uprobe *aup, struct pt_regs *regs,
+			   unsigned long bp_vaddr)
+{
+	unsigned long ret_addr = bp_vaddr + aup->len;
+
+	if (put_user(ret_addr, (unsigned long __user *)regs->sp))
+		return -EFAULT;
+	if (shstk_update_last_frame(ret_addr))
+		return -EFAULT;
+	return 0;
+}
+
+/* pushf saved the TF we set: the user must not see it. */
+static int uprobe_fix_pushf(struct pt_regs *regs)
+{
+	u16 __user *image = (u16 __user *)regs->sp;
+	u16 flags;
+
+	if (get_user(flags, image))
+		return -EFAULT;
+	flags &= ~X86_EFLAGS_TF;
+	if (put_user(flags, image))
+		return -EFAULT;
+	return 0;
+}
+
+static int uprobe_fix_after_step(struct arch_uprobe *aup,
+				 struct arch_uprobe_task *autask,
+				 struct pt_regs *regs, unsigned long slot,
+				 unsigned long bp_vaddr)
+{
+	int err = 0;
+
+	if (aup->fixups & UPROBE_FIX_IP)
+		regs->ip = bp_vaddr + (regs->ip - slot);
+	if (aup->fixups & UPROBE_FIX_REL)
+		regs->ip += aup->emul.branch.disp;
+	if (aup->fixups & UPROBE_FIX_CALL)
+		err = uprobe_fix_call(aup, regs, bp_vaddr);
+	if (!err && (aup->fixups & UPROBE_FIX_PUSHF) && !autask->saved_tf)
+		err = uprobe_fix_pushf(regs);
+	return err;
+}
+
+/**
+ * arch_uprobe_post_xol - finish a step after its step trap
+ * @aup: the probed instruction
+ * @autask: the state saved by arch_uprobe_pre_xol()
+ * @regs: the task's registers, as the copy left them
+ * @slot: the address of the copy
+ * @bp_vaddr: the probed address
+ *
+ * Restores what pre_xol changed and moves @regs to where the original
+ * instruction would have taken them.  A task that was being single-stepped
+ * keeps TF and gets the step trap it expects.  Must run in the task.
+ *
+ * Return: 0, or -EFAULT if the user stack could not be fixed up (the task
+ * cannot go on).
+ */
+int arch_uprobe_post_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
+			 struct pt_regs *regs, unsigned long slot,
+			 unsigned long bp_vaddr)
+{
+	bool keep_tf = aup->fixups & UPROBE_FIX_POPF;
+	int err;
+
+	err = uprobe_fix_after_step(aup, autask, regs, slot, bp_vaddr);
+	uprobe_restore_task(aup, autask, regs, keep_tf);
+	if (autask->saved_tf && !err)
+		send_sigtrap(regs, 0, TRAP_TRACE);
+	return err;
+}
+
+/**
+ * arch_uprobe_abort_xol - give a step up and point back at the breakpoint
+ * @aup: the probed instruction
+ * @autask: the state saved by arch_uprobe_pre_xol()
+ * @regs: the task's registers
+ * @bp_vaddr: the probed address
+ *
+ * The copy did not complete: either it never ran (a signal came first) or
+ * it faulted, and x86 faults leave no architectural trace, so there is no
+ * push or other side effect to undo.  The task will execute the original
+ * address again, and hit the breakpoint again.
+ */
+void arch_uprobe_abort_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
+			   struct pt_regs *regs, unsigned long bp_vaddr)
+{
+	uprobe_restore_task(aup, autask, regs, false);
+	regs->ip = bp_vaddr;
+}
+
+/**
+ * arch_uprobe_xol_was_trapped - did the stepped copy raise an exception?
+ * @autask: the state saved by arch_uprobe_pre_xol()
+ *
+ * Every exception handler that sends a signal records its trap number in
+ * thread.trap_nr; the step trap itself does not when the core claims it.
+ *
+ * Return: true if an exception other than the step trap came.
+ */
+bool arch_uprobe_xol_was_trapped(struct arch_uprobe_task *autask)
+{
+	return current->thread.trap_nr != UPROBE_TRAP_NR;
+}
+
+/* ---- return probes ---- */
+
+/**
+ * arch_uretprobe_hijack_return_addr - make a function return to a trampoline
+ * @trampoline_vaddr: where the function shall return instead
+ * @regs: the task's registers at the function's entry
+ *
+ * Return: the original return address, or -1UL if the stack could not be
+ * read or written (nothing is changed then).
+ */
+unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
+						struct pt_regs *regs)
+{
+	unsigned long __user *ret_slot = (unsigned long __user *)regs->sp;
+	unsigned long orig;
+
+	if (get_user(orig, ret_slot))
+		return -1UL;
+	if (put_user(trampoline_vaddr, ret_slot))
+		return -1UL;
+	if (!shstk_update_last_frame(trampoline_vaddr))
+		return orig;
+	/* The shadow stack would not follow: put the old address back. */
+	if (put_user(orig, ret_slot))
+		force_sig(SIGSEGV);
+	return -1UL;
+}
+
+#ifdef CONFIG_X86_64
+/*
+ * The trampoline, at the start of the XOL area.  A hijacked function
+ * returns here; the syscall instruction clobbers rcx and r11 and the
+ * syscall number goes in rax, so all three are saved on the stack first
+ * and sys_uretprobe() puts them back.
+ */
+#define UPROBE_TRAMP_SYSCALL_END	11	/* offset just past the syscall */
+
+static const u8 uprobe_trampoline[] = {
+	0x50,				/* push %rax */
+	0x51,				/* push %rcx */
+	0x41, 0x53,			/* push %r11 */
+	0xb8, __NR_uretprobe & 0xff,	/* mov $__NR_uretprobe, %eax */
+	__NR_uretprobe >> 8, 0x00, 0x00,
+	0x0f, 0x05,			/* syscall */
+	0x0f, 0x0b,			/* ud2: never reached */
+};
+
+/* The words the trampoline pushed, lowest address first. */
+struct uprobe_tramp_frame {
+	unsigned long r11;
+	unsigned long cx;
+	unsigned long ax;
+};
+
+/**
+ * arch_uretprobe_trampoline - the code of the return trampoline
+ * @len: set to its length
+ *
+ * Return: the code, which the core puts at uprobe_get_trampoline_vaddr().
+ */
+const u8 *arch_uretprobe_trampoline(size_t *len)
+{
+	BUILD_BUG_ON(__NR_uretprobe > 0xffff);
+	BUILD_BUG_ON(sizeof(uprobe_trampoline) > UPROBE_XOL_SLOT_BYTES);
+	*len = sizeof(uprobe_trampoline);
+	return uprobe_trampoline;
+}
+
+/*
+ * Entered only from the trampoline.  Restores the registers the trampoline
+ * saved, so that the return handlers see them (and the stack) as they were
+ * just after the function's ret, with ip at the trampoline, then lets the
+ * core run the handlers and send the task to the real return address.
+ * The return value is what rax will hold: the function's, or what a
+ * handler put there.  Any way back works: since ip is no longer the
+ * syscall's return address, the kernel leaves with iret unless rcx and r11
+ * happen to match ip and flags, when sysret restores exactly the same.
+ * orig_ax = -1 keeps a return value like -ERESTARTSYS from being taken
+ * for a syscall to restart.
+ */
+SYSCALL_DEFINE0(uretprobe)
+{
+	struct pt_regs *regs = current_pt_regs();
+	unsigned long tramp = uprobe_get_trampoline_vaddr();
+	struct uprobe_tramp_frame frame;
+
+	if (tramp == -1UL || regs->ip != tramp + UPROBE_TRAMP_SYSCALL_END) {
+		force_sig(SIGILL);
+		return -1;
+	}
+	if (copy_from_user(&frame, (void __user *)regs->sp, sizeof(frame))) {
+		force_sig(SIGSEGV);
+		return -1;
+	}
+	regs->r11 = frame.r11;
+	regs->cx = frame.cx;
+	regs->ax = frame.ax;
+	regs->sp += sizeof(frame);
+	regs->ip = tramp;
+	regs->orig_ax = -1;
+
+	uprobe_handle_trampoline(regs);
+	return regs->ax;
+}
+#else
+/* 32-bit kernels probe nothing (see arch_uprobe_analyze_insn()). */
+static const u8 uprobe_trampoline[] = { 0x0f, 0x0b };	/* ud2 */
+
+const u8 *arch_uretprobe_trampoline(size_t *len)
+{
+	*len = sizeof(uprobe_trampoline);
+	return uprobe_trampoline;
+}
+#endif /* CONFIG_X86_64 */
+
+/**
+ * arch_uprobe_is_ia32 - does @mm run 32-bit code?
+ * @mm: the mm
+ *
+ * Return: true for a 32-bit task's mm (or any mm on a 32-bit kernel).
+ */
+bool arch_uprobe_is_ia32(struct mm_struct *mm)
+{
+#ifdef CONFIG_X86_64
+	return IS_ENABLED(CONFIG_IA32_EMULATION) &&
+	       test_bit(MM_CONTEXT_UPROBE_IA32, &mm->context.flags);
+#else
+	return true;
+#endif
+}
+
+/* ---- traps ---- */
+
+/*
+ * int3 from user mode: regs->ip is past the int3 (breakpoint + 1).
+ * #DB from user mode: only a single-step trap (DR_STEP in the dr6 that
+ * args->err points to) can end a step; it is consumed when claimed.
+ */
+static int uprobe_die_notify(struct notifier_block *nb, unsigned long val,
+			     void *data)
+{
+	struct die_args *args = data;
+	struct pt_regs *regs = args->regs;
+	unsigned long *dr6;
+
+	if (!regs || !user_mode(regs))
+		return NOTIFY_DONE;
+
+	switch (val) {
+	case DIE_INT3:
+		if (uprobe_pre_sstep_notifier(regs))
+			return NOTIFY_STOP;
+		break;
+	case DIE_DEBUG:
+		dr6 = (unsigned long *)args->err;
+		if ((*dr6 & DR_STEP) && uprobe_post_sstep_notifier(regs)) {
+			*dr6 &= ~DR_STEP;
+			return NOTIFY_STOP;
+		}
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block uprobe_die_nb = {
+	.notifier_call = uprobe_die_notify,
+};
+
+static int __init arch_uprobes_init(void)
+{
+	return register_die_notifier(&uprobe_die_nb);
+}
+arch_initcall(arch_uprobes_init);
+
+#ifdef CONFIG_UPROBES_KUNIT_TEST
+#include "uprobes_kunit.c"
+#endif

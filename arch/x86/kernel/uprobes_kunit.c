@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit tests for the x86 uprobes instruction analysis, the emulation of
+ * the instructions that need no user memory, and the register side of
+ * stepping out of line.  Included at the end of uprobes.c, to reach its
+ * static functions.
+ */
+
+#include <kunit/test.h>
+
+#include <asm/trapnr.h>
+
+/* Where the probed instruction and the XOL slot are said to be. */
+#define TEST_BP		0x401000UL
+#define TEST_SLOT	0x7fff00001040UL
+
+#define B(...)		{ __VA_ARGS__ }
+#define REG(r)		offsetof(struct pt_regs, r)
+
+/**
+ * struct uprobe_analysis_case - an encoding and what analysis must say
+ * @name: the instruction in AT&T syntax
+ * @insn: its bytes
+ * @ret: the expected return value; nothing else is checked unless 0
+ * @len: the expected length
+ * @kind: the expected UPROBE_KIND_*
+ * @fixups: the expected UPROBE_FIX_*
+ * @check_ixol: @ixol is the expected copy (else: the original bytes)
+ * @ixol: the expected copy
+ * @scratch_reg: with UPROBE_FIX_RIP_SCRATCH, the expected scratch register
+ * @disp: JMP, CALL, JCC, LOOP: the expected displacement
+ * @cond: JCC, LOOP: the expected condition
+ * @push_reg: PUSH: the expected register
+ * @push_size: PUSH: the expected operand size
+ * @ret_pop: RET: the expected number of bytes popped after the address
+ */
+struct uprobe_analysis_case {
+	const char *name;
+	u8 insn[MAX_UINSN_BYTES];
+	int ret;
+	u8 len;
+	u8 kind;
+	u8 fixups;
+	bool check_ixol;
+	u8 ixol[MAX_UINSN_BYTES];
+	u16 scratch_reg;
+	s32 disp;
+	u8 cond;
+	u16 push_reg;
+	u8 push_size;
+	u16 ret_pop;
+};
+
+#define FIX_IP		UPROBE_FIX_IP
+#define FIX_CALL	UPROBE_FIX_CALL
+#define FIX_RIP		UPROBE_FIX_RIP_SCRATCH
+#define FIX_REL		UPROBE_FIX_REL
+
+/* Each macro expands to an initializer: a B() argument cannot be passed on. */
+#define STEP(_name, _len, _fix, _bytes)					\
+	{ .name = _name, .insn = _bytes, .kind = UPROBE_KIND_STEP,	\
+	  .len = _len, .fixups = _fix }
+
+#define NOP(_name, _len, _bytes)					\
+	{ .name = _name, .insn = _bytes, .kind = UPROBE_KIND_NOP,	\
+	  .len = _len, .fixups = FIX_IP }
+
+#define RIPREL(_name, _len, _fix, _scratch, _bytes, _ixol)		\
+	{ .name = _name, .insn = _bytes, .kind = UPROBE_KIND_STEP,	\
+	  .len = _len, .fixups = (_fix) | FIX_RIP,			\
+	  .scratch_reg = REG(_scratch), .check_ixol = true, .ixol = _ixol }
+
+#define BRANCH(_name, _kind, _len, _fix, _disp, _cond, _bytes, _ixol)	\
+	{ .name = _name, .insn = _bytes, .kind = UPROBE_KIND_##_kind,	\
+	  .len = _len, .fixups = _fix, .disp = _disp, .cond = _cond,	\
+	  .check_ixol = true, .ixol = _ixol }
+
+#define PUSH(_name, _len, _reg, _size, _bytes)				\
+	{ .name = _name, .insn = _bytes, .kind = UPROBE_KIND_PUSH,	\
+	  .len = _len, .fixups = FIX_IP, .push_reg = REG(_reg),		\
+	  .push_size = _size }
+
+#define RET(_name, _len, _pop, _bytes)					\
+	{ .name = _name, .insn = _bytes, .kind = UPROBE_KIND_RET,	\
+	  .len = _len, .ret_pop = _pop }
+
+#define REFUSE(_name, _err, _bytes)					\
+	{ .name = _name, .insn = _bytes, .ret = _err }
+
+static const struct uprobe_analysis_case uprobe_analysis_cases[] = {
+	/* nops of every length, emulated */
+	NOP("nop", 1, B(0x90)),
+	NOP("xchg %ax,%ax", 2, B(0x66, 0x90)),
+	NOP("pause", 2, B(0xf3, 0x90)),
+	NOP("rex.w nop", 2, B(0x48, 0x90)),
+	NOP("nopl (%rax)", 3, B(0x0f, 0x1f, 0x00)),
+	NOP("nopl 0x0(%rax)", 4, B(0x0f, 0x1f, 0x40, 0x00)),
+	NOP("nopl 0x0(%rax,%rax,1)", 5, B(0x0f, 0x1f, 0x44, 0x00, 0x00)),
+	NOP("nopw 0x0(%rax,%rax,1)", 6, B(0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00)),
+	NOP("nopl 0x0(%rax) disp32", 7,
+	    B(0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00)),
+	NOP("nopl 0x0(%rax,%rax,1) disp32", 8,
+	    B(0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00)),
+	NOP("nopw 0x0(%rax,%rax,1) disp32", 9,
+	    B(0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00)),
+	NOP("cs nopw 0x0(%rax,%rax,1)", 10,
+	    B(0x2e, 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00)),
+	NOP("data16 cs nopw 0x0(%rax,%rax,1)", 10,
+	    B(0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00)),
+	NOP("data16 data16 cs nopw 0x0(%rax,%rax,1)", 11,
+	    B(0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00,
+	      0x00)),
+	NOP("endbr64", 4, B(0xf3, 0x0f, 0x1e, 0xfa)),
+	NOP("endbr32", 4, B(0xf3, 0x0f, 0x1e, 0xfb)),
+	STEP("xchg %eax,%r8d", 2, FIX_IP, B(0x41, 0x90)),
+	STEP("rdsspq %rax", 5, FIX_IP, B(0xf3, 0x48, 0x0f, 0x1e, 0xc8)),
+
+	/* pushes, emulated */
+	PUSH("push %rbp", 1, bp, 8, B(0x55)),
+	PUSH("push %rbx", 1, bx, 8, B(0x53)),
+	PUSH("push %r12", 2, r12, 8, B(0x41, 0x54)),
+	PUSH("push %r15", 2, r15, 8, B(0x41, 0x57)),
+	PUSH("pushw %bp", 2, bp, 2, B(0x66, 0x55)),
+	PUSH("rex.w pushw -> push %rbp", 3, bp, 8, B(0x66, 0x48, 0x55)),
+	STEP("pushf", 1, FIX_IP | UPROBE_FIX_PUSHF, B(0x9c)),
+	STEP("popf", 1, FIX_IP | UPROBE_FIX_POPF, B(0x9d)),
+	STEP("pop %rbp", 1, FIX_IP, B(0x5d)),
+
+	/* relative branches, emulated */
+	BRANCH("jmp rel8", JMP, 2, FIX_IP | FIX_REL, 0x10, 0,
+	       B(0xeb, 0x10), B(0xeb, 0x00)),
+	BRANCH("jmp rel8 back", JMP, 2, FIX_IP | FIX_REL, -2, 0,
+	       B(0xeb, 0xfe), B(0xeb, 0x00)),
+	BRANCH("jmp rel32", JMP, 5, FIX_IP | FIX_REL, 0x12345678, 0,
+	       B(0xe9, 0x78, 0x56, 0x34, 0x12), B(0xe9, 0, 0, 0, 0)),
+	BRANCH("call rel32", CALL, 5, FIX_IP | FIX_REL | FIX_CALL, -5, 0,
+	       B(0xe8, 0xfb, 0xff, 0xff, 0xff), B(0xe8, 0, 0, 0, 0)),
+	BRANCH("data16 data16 rex.W call rel32", CALL, 8,
+	       FIX_IP | FIX_REL | FIX_CALL, 0x1000, 0,
+	       B(0x66, 0x66, 0x48, 0xe8, 0x00, 0x10, 0x00, 0x00),
+	       B(0x66, 0x66, 0x48, 0xe8, 0, 0, 0, 0)),
+	BRANCH("bnd jmp rel32", JMP, 6, FIX_IP | FIX_REL, 0x100, 0,
+	       B(0xf2, 0xe9, 0x00, 0x01, 0x00, 0x00),
+	       B(0xf2, 0xe9, 0, 0, 0, 0)),
+	BRANCH("jo rel8", JCC, 2, 0, 0x7f, 0x0,
+	       B(0x70, 0x7f), B(0x70, 0x7f)),
+	BRANCH("je rel8", JCC, 2, 0, 5, 0x4, B(0x74, 0x05), B(0x74, 0x05)),
+	BRANCH("jg rel8", JCC, 2, 0, -128, 0xf,
+	       B(0x7f, 0x80), B(0x7f, 0x80)),
+	BRANCH("jne rel32", JCC, 6, 0, 0x10, 0x5,
+	       B(0x0f, 0x85, 0x10, 0x00, 0x00, 0x00),
+	       B(0x0f, 0x85, 0x10, 0x00, 0x00, 0x00)),
+	BRANCH("jbe rel32", JCC, 6, 0, -0x100, 0x6,
+	       B(0x0f, 0x86, 0x00, 0xff, 0xff, 0xff),
+	       B(0x0f, 0x86, 0x00, 0xff, 0xff, 0xff)),
+	BRANCH("ds je rel8 (hint)", JCC, 3, 0, 5, 0x4,
+	       B(0x3e, 0x74, 0x05), B(0x3e, 0x74, 0x05)),
+	BRANCH("loopne", LOOP, 2, 0, -2, 0, B(0xe0, 0xfe), B(0xe0, 0xfe)),
+	BRANCH("loope", LOOP, 2, 0, -2, 1, B(0xe1, 0xfe), B(0xe1, 0xfe)),
+	BRANCH("loop", LOOP, 2, 0, -2, 2, B(0xe2, 0xfe), B(0xe2, 0xfe)),
+	BRANCH("jrcxz", LOOP, 2, 0, 8, 3, B(0xe3, 0x08), B(0xe3, 0x08)),
+	RET("ret", 1, 0, B(0xc3)),
+	RET("rep ret", 2, 0, B(0xf3, 0xc3)),
+	RET("ret $0x10", 3, 0x10, B(0xc2, 0x10, 0x00)),
+	RET("ret $0xfff8", 3, 0xfff8, B(0xc2, 0xf8, 0xff)),
+	REFUSE("jmp rel16", -EOPNOTSUPP, B(0x66, 0xe9, 0x00, 0x01)),
+	REFUSE("callw rel16", -EOPNOTSUPP, B(0x66, 0xe8, 0x00, 0x01)),
+	REFUSE("retw", -EOPNOTSUPP, B(0x66, 0xc3)),
+	REFUSE("loop with ecx", -EOPNOTSUPP, B(0x67, 0xe2, 0xfe)),
+
+	/* ordinary instructions, stepped */
+	STEP("mov %rsp,%rbp", 3, FIX_IP, B(0x48, 0x89, 0xe5)),
+	STEP("mov %rdi,%rax", 3, FIX_IP, B(0x48, 0x89, 0xf8)),
+	STEP("lea (%rsp),%rax", 4, FIX_IP, B(0x48, 0x8d, 0x04, 0x24)),
+	STEP("lea 0x8(%rdi,%rsi,4),%rax", 5, FIX_IP,
+	     B(0x48, 0x8d, 0x44, 0xb7, 0x08)),
+	STEP("sub $0x20,%rsp", 4, FIX_IP, B(0x48, 0x83, 0xec, 0x20)),
+	STEP("sub $0x1000,%rsp", 7, FIX_IP,
+	     B(0x48, 0x81, 0xec, 0x00, 0x10, 0x00, 0x00)),
+	STEP("mov %fs:0x28,%rax", 9, FIX_IP,
+	     B(0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00)),
+	STEP("mov $imm64,%rax", 10, FIX_IP,
+	     B(0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8)),
+	STEP("rep movsb", 2, FIX_IP, B(0xf3, 0xa4)),
+	STEP("ud2", 2, FIX_IP, B(0x0f, 0x0b)),
+	STEP("cpuid", 2, FIX_IP, B(0x0f, 0xa2)),
+	STEP("xgetbv", 3, FIX_IP, B(0x0f, 0x01, 0xd0)),
+	STEP("rdtscp", 3, FIX_IP, B(0x0f, 0x01, 0xf9)),
+	STEP("leave", 1, FIX_IP, B(0xc9)),
+	STEP("vzeroupper", 3, FIX_IP, B(0xc5, 0xf8, 0x77)),
+
+	/* indirect branches, stepped */
+	STEP("call *%rax", 2, FIX_CALL, B(0xff, 0xd0)),
+	STEP("call *0x8(%rbx)", 3, FIX_CALL, B(0xff, 0x53, 0x08)),
+	STEP("data16 rex.W call *%rax", 4, FIX_CALL, B(0x66, 0x48, 0xff, 0xd0)),
+	STEP("jmp *%r11", 3, 0, B(0x41, 0xff, 0xe3)),
+	STEP("notrack jmp *%rax", 3, 0, B(0x3e, 0xff, 0xe0)),
+	REFUSE("callw *%ax", -EOPNOTSUPP, B(0x66, 0xff, 0xd0)),
+
+	/* RIP-relative operands, stepped through a scratch register */
+	RIPREL("mov 0x10(%rip),%rax", 7, FIX_IP, si,
+	       B(0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00),
+	       B(0x48, 0x8b, 0x86, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("mov 0x10(%rip),%rsi", 7, FIX_IP, di,
+	       B(0x48, 0x8b, 0x35, 0x10, 0x00, 0x00, 0x00),
+	       B(0x48, 0x8b, 0xb7, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("mov 0x10(%rip),%r14", 7, FIX_IP, di,
+	       B(0x4c, 0x8b, 0x35, 0x10, 0x00, 0x00, 0x00),
+	       B(0x4c, 0x8b, 0xb7, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("rex.wb mov 0x10(%rip),%rax", 7, FIX_IP, si,
+	       B(0x49, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00),
+	       B(0x48, 0x8b, 0x86, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("mov 0x10(%rip),%dh", 6, FIX_IP, di,
+	       B(0x8a, 0x35, 0x10, 0x00, 0x00, 0x00),
+	       B(0x8a, 0xb7, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("mov %eax,-0x4(%rip)", 6, FIX_IP, si,
+	       B(0x89, 0x05, 0xfc, 0xff, 0xff, 0xff),
+	       B(0x89, 0x86, 0xfc, 0xff, 0xff, 0xff)),
+	RIPREL("lea 0x10(%rip),%rdi", 7, FIX_IP, si,
+	       B(0x48, 0x8d, 0x3d, 0x10, 0x00, 0x00, 0x00),
+	       B(0x48, 0x8d, 0xbe, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("cmp 0x10(%rip),%rax", 7, FIX_IP, si,
+	       B(0x48, 0x3b, 0x05, 0x10, 0x00, 0x00, 0x00),
+	       B(0x48, 0x3b, 0x86, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("cmpq $0x0,0x10(%rip)", 8, FIX_IP, si,
+	       B(0x48, 0x83, 0x3d, 0x10, 0x00, 0x00, 0x00, 0x00),
+	       B(0x48, 0x83, 0xbe, 0x10, 0x00, 0x00, 0x00, 0x00)),
+	RIPREL("movl $0x1,0x10(%rip)", 10, FIX_IP, si,
+	       B(0xc7, 0x05, 0x10, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00),
+	       B(0xc7, 0x86, 0x10, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00)),
+	RIPREL("push 0x10(%rip)", 6, FIX_IP, di,
+	       B(0xff, 0x35, 0x10, 0x00, 0x00, 0x00),
+	       B(0xff, 0xb7, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("call *0x10(%rip)", 6, FIX_CALL, si,
+	       B(0xff, 0x15, 0x10, 0x00, 0x00, 0x00),
+	       B(0xff, 0x96, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("jmp *0x10(%rip)", 6, 0, si,
+	       B(0xff, 0x25, 0x10, 0x00, 0x00, 0x00),
+	       B(0xff, 0xa6, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("bnd jmp *0x10(%rip)", 7, 0, si,
+	       B(0xf2, 0xff, 0x25, 0x10, 0x00, 0x00, 0x00),
+	       B(0xf2, 0xff, 0xa6, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("mov %fs:0x10(%rip),%rax", 8, FIX_IP, si,
+	       B(0x64, 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00),
+	       B(0x64, 0x48, 0x8b, 0x86, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("cmpxchg16b 0x10(%rip)", 8, FIX_IP, si,
+	       B(0x48, 0x0f, 0xc7, 0x0d, 0x10, 0x00, 0x00, 0x00),
+	       B(0x48, 0x0f, 0xc7, 0x8e, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("movdqa 0x10(%rip),%xmm0", 8, FIX_IP, si,
+	       B(0x66, 0x0f, 0x6f, 0x05, 0x10, 0x00, 0x00, 0x00),
+	       B(0x66, 0x0f, 0x6f, 0x86, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("movss 0x10(%rip),%xmm6", 8, FIX_IP, di,
+	       B(0xf3, 0x0f, 0x10, 0x35, 0x10, 0x00, 0x00, 0x00),
+	       B(0xf3, 0x0f, 0x10, 0xb7, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("vmovdqa 0x10(%rip),%xmm0", 8, FIX_IP, si,
+	       B(0xc5, 0xf9, 0x6f, 0x05, 0x10, 0x00, 0x00, 0x00),
+	       B(0xc5, 0xf9, 0x6f, 0x86, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("vbroadcastss 0x10(%rip),%xmm0 (VEX.B set)", 9, FIX_IP, si,
+	       B(0xc4, 0xc2, 0x79, 0x18, 0x05, 0x10, 0x00, 0x00, 0x00),
+	       B(0xc4, 0xe2, 0x79, 0x18, 0x86, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("vmovaps 0x10(%rip),%zmm0 (EVEX.B set)", 10, FIX_IP, si,
+	       B(0x62, 0xd1, 0x7c, 0x48, 0x28, 0x05, 0x10, 0x00, 0x00, 0x00),
+	       B(0x62, 0xf1, 0x7c, 0x48, 0x28, 0x86, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("mov %r8,0x10(%rip)", 7, FIX_IP, si,
+	       B(0x4c, 0x89, 0x05, 0x10, 0x00, 0x00, 0x00),
+	       B(0x4c, 0x89, 0x86, 0x10, 0x00, 0x00, 0x00)),
+	RIPREL("andn 0x10(%rip),%rsi,%rax", 9, FIX_IP, di,
+	       B(0xc4, 0xe2, 0xc8, 0xf2, 0x05, 0x10, 0x00, 0x00, 0x00),
+	       B(0xc4, 0xe2, 0xc8, 0xf2, 0x87, 0x10, 0x00, 0x00, 0x00)),
+	/* emulated, but ready to be stepped */
+	{ .name = "nopl 0x10(%rip)", .kind = UPROBE_KIND_NOP, .len = 7,
+	  .insn = B(0x0f, 0x1f, 0x05, 0x10, 0x00, 0x00, 0x00),
+	  .fixups = FIX_IP | FIX_RIP, .scratch_reg = REG(si),
+	  .check_ixol = true,
+	  .ixol = B(0x0f, 0x1f, 0x86, 0x10, 0x00, 0x00, 0x00) },
+	REFUSE("mov 0x10(%eip),%eax", -EOPNOTSUPP,
+	       B(0x67, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00)),
+
+	/* refused */
+	REFUSE("int3", -EOPNOTSUPP, B(0xcc)),
+	REFUSE("int $0x80", -EOPNOTSUPP, B(0xcd, 0x80)),
+	REFUSE("int1", -EOPNOTSUPP, B(0xf1)),
+	REFUSE("hlt", -EOPNOTSUPP, B(0xf4)),
+	REFUSE("in $0x60,%al", -EOPNOTSUPP, B(0xe4, 0x60)),
+	REFUSE("out %al,(%dx)", -EOPNOTSUPP, B(0xee)),
+	REFUSE("insb", -EOPNOTSUPP, B(0x6c)),
+	REFUSE("cli", -EOPNOTSUPP, B(0xfa)),
+	REFUSE("sti", -EOPNOTSUPP, B(0xfb)),
+	REFUSE("lock add %eax,(%rdi)", -EOPNOTSUPP, B(0xf0, 0x01, 0x07)),
+	REFUSE("lock cmpxchg %ecx,(%rdx)", -EOPNOTSUPP,
+	       B(0xf0, 0x0f, 0xb1, 0x0a)),
+	REFUSE("syscall", -EOPNOTSUPP, B(0x0f, 0x05)),
+	REFUSE("sysenter", -EOPNOTSUPP, B(0x0f, 0x34)),
+	REFUSE("iretq", -EOPNOTSUPP, B(0x48, 0xcf)),
+	REFUSE("lret", -EOPNOTSUPP, B(0xcb)),
+	REFUSE("lcall *(%rax)", -EOPNOTSUPP, B(0xff, 0x18)),
+	REFUSE("ljmp *(%rax)", -EOPNOTSUPP, B(0xff, 0x28)),
+	REFUSE("mov %eax,%ds", -EOPNOTSUPP, B(0x8e, 0xd8)),
+	REFUSE("mov %eax,%ss", -EOPNOTSUPP, B(0x8e, 0xd0)),
+	REFUSE("mov %rax,%cr0", -EOPNOTSUPP, B(0x0f, 0x22, 0xc0)),
+	REFUSE("wrmsr", -EOPNOTSUPP, B(0x0f, 0x30)),
+	REFUSE("rdmsr", -EOPNOTSUPP, B(0x0f, 0x32)),
+	REFUSE("wbinvd", -EOPNOTSUPP, B(0x0f, 0x09)),
+	REFUSE("lgdt (%rax)", -EOPNOTSUPP, B(0x0f, 0x01, 0x10)),
+	REFUSE("swapgs", -EOPNOTSUPP, B(0x0f, 0x01, 0xf8)),
+	REFUSE("sldt %eax", -EOPNOTSUPP, B(0x0f, 0x00, 0xc0)),
+	REFUSE("xbegin", -EOPNOTSUPP, B(0xc7, 0xf8, 0x00, 0x00, 0x00, 0x00)),
+	REFUSE("xop vprotb", -EOPNOTSUPP, B(0x8f, 0xe8, 0x78, 0xc0, 0xc0, 0x01)),
+	REFUSE("rex.w before data16", -EOPNOTSUPP, B(0x48, 0x66, 0x90)),
+	REFUSE("rex.w rex.w mov %rsp,%rbp", -EOPNOTSUPP,
+	       B(0x48, 0x48, 0x89, 0xe5)),
+	REFUSE("rex before lock", -EOPNOTSUPP, B(0x48, 0xf0, 0x01, 0x07)),
+
+	/* not instructions */
+	REFUSE("push %es (not in 64-bit mode)", -ENOEXEC, B(0x06)),
+	REFUSE("VEX without a VEX opcode", -ENOEXEC, B(0xc5, 0xf8, 0x06)),
+	REFUSE("andn without VEX", -ENOEXEC, B(0x0f, 0x38, 0xf2, 0x00)),
+	REFUSE("prefixes only", -ENOEXEC,
+	       B(0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
+		 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66)),
+	REFUSE("longer than 15 bytes", -ENOEXEC,
+	       B(0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
+		 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x00)),
+};
+
+static void uprobe_analysis_case_desc(const struct uprobe_analysis_case *c,
+				      char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(uprobe_analysis, uprobe_analysis_cases,
+		  uprobe_analysis_case_desc);
+
+static void uprobe_check_operands(struct kunit *test, struct arch_uprobe *aup,
+				  const struct uprobe_analysis_case *c)
+{
+	switch (aup->kind) {
+	case UPROBE_KIND_JMP:
+	case UPROBE_KIND_CALL:
+	case UPROBE_KIND_JCC:
+	case UPROBE_KIND_LOOP:
+		KUNIT_EXPECT_EQ(test, aup->emul.branch.disp, c->disp);
+		KUNIT_EXPECT_EQ(test, aup->emul.branch.cond, c->cond);
+		break;
+	case UPROBE_KIND_PUSH:
+		KUNIT_EXPECT_EQ(test, aup->emul.push.reg, c->push_reg);
+		KUNIT_EXPECT_EQ(test, aup->emul.push.size, c->push_size);
+		break;
+	case UPROBE_KIND_RET:
+		KUNIT_EXPECT_EQ(test, aup->emul.ret_pop, c->ret_pop);
+		break;
+	}
+}
+
+static void uprobe_test_analysis(struct kunit *test)
+{
+	const struct uprobe_analysis_case *c = test->param_value;
+	struct arch_uprobe aup = {};
+	const u8 *ixol = c->check_ixol ? c->ixol : c->insn;
+	const u8 *copy;
+	size_t len;
+	int ret;
+
+	memcpy(aup.insn, c->insn, MAX_UINSN_BYTES);
+	ret = arch_uprobe_analyze_insn(&aup, false);
+	KUNIT_ASSERT_EQ(test, ret, c->ret);
+	if (ret)
+		return;
+
+	KUNIT_EXPECT_EQ(test, aup.len, c->len);
+	KUNIT_EXPECT_EQ(test, aup.kind, c->kind);
+	KUNIT_EXPECT_EQ(test, aup.fixups, c->fixups);
+	KUNIT_EXPECT_MEMEQ(test, aup.ixol, ixol, c->len);
+	if (c->fixups & FIX_RIP)
+		KUNIT_EXPECT_EQ(test, aup.scratch_reg, c->scratch_reg);
+	uprobe_check_operands(test, &aup, c);
+
+	copy = arch_uprobe_xol_insn(&aup, &len);
+	KUNIT_EXPECT_PTR_EQ(test, copy, (const u8 *)aup.ixol);
+	KUNIT_EXPECT_EQ(test, len, (size_t)c->len);
+}
+
+/* 32-bit code is refused, but garbage is still called garbage. */
+static void uprobe_test_ia32(struct kunit *test)
+{
+	struct arch_uprobe aup = { .insn = { 0x55 } };
+
+	KUNIT_EXPECT_EQ(test, arch_uprobe_analyze_insn(&aup, true), -EOPNOTSUPP);
+}
+
+/**
+ * struct uprobe_emul_case - an emulation on registers alone
+ * @name: what is tested
+ * @insn: the instruction, at TEST_BP
+ * @flags: regs->flags before
+ * @cx: regs->cx before
+ * @next: the expected regs->ip after, relative to TEST_BP
+ * @cx_after: the expected regs->cx after
+ */
+struct uprobe_emul_case {
+	const char *name;
+	u8 insn[MAX_UINSN_BYTES];
+	unsigned long flags;
+	unsigned long cx;
+	long next;
+	unsigned long cx_after;
+};
+
+#define CF	X86_EFLAGS_CF
+#define PF	X86_EFLAGS_PF
+#define ZF	X86_EFLAGS_ZF
+#define SF	X86_EFLAGS_SF
+#define OF	X86_EFLAGS_OF
+
+#define EMU(_name, _flags, _next, _bytes)				\
+	{ .name = _name, .insn = _bytes, .flags = _flags, .next = _next }
+
+#define EMU_CX(_name, _flags, _cx, _cx_after, _next, _bytes)		\
+	{ .name = _name, .insn = _bytes, .flags = _flags, .cx = _cx,	\
+	  .cx_after = _cx_after, .next = _next }
+
+static const struct uprobe_emul_case uprobe_emul_cases[] = {
+	EMU("nop", 0, 1, B(0x90)),
+	EMU("nopl 5 bytes", 0, 5, B(0x0f, 0x1f, 0x44, 0x00, 0x00)),
+	EMU("endbr64", 0, 4, B(0xf3, 0x0f, 0x1e, 0xfa)),
+	EMU("jmp rel8", 0, 2 + 0x10, B(0xeb, 0x10)),
+	EMU("jmp rel8 to itself", 0, 0, B(0xeb, 0xfe)),
+	EMU("jmp rel32 back", 0, 5 - 0x100, B(0xe9, 0x00, 0xff, 0xff, 0xff)),
+	EMU("je taken", ZF, 2 + 5, B(0x74, 0x05)),
+	EMU("je not taken", 0, 2, B(0x74, 0x05)),
+	EMU("jne taken", 0, 2 - 0x10, B(0x75, 0xf0)),
+	EMU("jne not taken", ZF, 2, B(0x75, 0xf0)),
+	EMU("jo taken", OF, 2 + 1, B(0x70, 0x01)),
+	EMU("jno not taken", OF, 2, B(0x71, 0x01)),
+	EMU("jb taken", CF, 2 + 1, B(0x72, 0x01)),
+	EMU("jae not taken", CF, 2, B(0x73, 0x01)),
+	EMU("jbe taken on ZF", ZF, 2 + 1, B(0x76, 0x01)),
+	EMU("ja taken", 0, 2 + 1, B(0x77, 0x01)),
+	EMU("ja not taken on CF", CF, 2, B(0x77, 0x01)),
+	EMU("js taken", SF, 2 + 1, B(0x78, 0x01)),
+	EMU("jp taken", PF, 2 + 1, B(0x7a, 0x01)),
+	EMU("jnp not taken", PF, 2, B(0x7b, 0x01)),
+	EMU("jl taken", SF, 6 + 0x100,
+	    B(0x0f, 0x8c, 0x00, 0x01, 0x00, 0x00)),
+	EMU("jl not taken", SF | OF, 6,
+	    B(0x0f, 0x8c, 0x00, 0x01, 0x00, 0x00)),
+	EMU("jge taken", SF | OF, 2 + 1, B(0x7d, 0x01)),
+	EMU("jle taken on ZF", ZF, 2 + 1, B(0x7e, 0x01)),
+	EMU("jle taken on SF!=OF", OF, 2 + 1, B(0x7e, 0x01)),
+	EMU("jle not taken", SF | OF, 2, B(0x7e, 0x01)),
+	EMU("jg taken", SF | OF, 2 + 1, B(0x7f, 0x01)),
+	EMU("jg not taken", ZF, 2, B(0x7f, 0x01)),
+	EMU("ds jne taken (hint)", 0, 3 + 4, B(0x3e, 0x75, 0x04)),
+	EMU_CX("loop taken", 0, 2, 1, 2 - 2, B(0xe2, 0xfe)),
+	EMU_CX("loop not taken", 0, 1, 0, 2, B(0xe2, 0xfe)),
+	EMU_CX("loope taken", ZF, 2, 1, 2 - 2, B(0xe1, 0xfe)),
+	EMU_CX("loope not taken", 0, 2, 1, 2, B(0xe1, 0xfe)),
+	EMU_CX("loopne taken", 0, 2, 1, 2 - 2, B(0xe0, 0xfe)),
+	EMU_CX("loopne not taken", ZF, 2, 1, 2, B(0xe0, 0xfe)),
+	EMU_CX("jrcxz taken", 0, 0, 0, 2 + 8, B(0xe3, 0x08)),
+	EMU_CX("jrcxz not taken", 0, 5, 5, 2, B(0xe3, 0x08)),
+};
+
+static void uprobe_emul_case_desc(const struct uprobe_emul_case *c,
+				  char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(uprobe_emul, uprobe_emul_cases, uprobe_emul_case_desc);
+
+static void uprobe_test_emulation(struct kunit *test)
+{
+	const struct uprobe_emul_case *c = test->param_value;
+	struct arch_uprobe aup = {};
+	struct pt_regs regs = {};
+
+	memcpy(aup.insn, c->insn, MAX_UINSN_BYTES);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, false), 0);
+
+	regs.ip = TEST_BP;
+	regs.sp = 0x7ffe0000UL;
+	regs.flags = X86_EFLAGS_FIXED | X86_EFLAGS_IF | c->flags;
+	regs.cx = c->cx;
+	KUNIT_ASSERT_TRUE(test, arch_uprobe_emulate(&aup, &regs));
+
+	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP + c->next);
+	KUNIT_EXPECT_EQ(test, regs.cx, c->cx_after);
+	KUNIT_EXPECT_EQ(test, regs.sp, 0x7ffe0000UL);
+	KUNIT_EXPECT_EQ(test, regs.flags,
+			X86_EFLAGS_FIXED | X86_EFLAGS_IF | c->flags);
+}
+
+/* A stepped instruction is not emulated, and emulate leaves regs alone. */
+static void uprobe_test_no_emulation(struct kunit *test)
+{
+	struct arch_uprobe aup = { .insn = { 0x48, 0x89, 0xe5 } };
+	struct pt_regs regs = { .ip = TEST_BP, .bp = 1, .sp = 2 };
+
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, false), 0);
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_emulate(&aup, &regs));
+	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP);
+	KUNIT_EXPECT_EQ(test, regs.bp, 1UL);
+	KUNIT_EXPECT_EQ(test, regs.sp, 2UL);
+}
+
+static void uprobe_setup_xol(struct kunit *test, struct arch_uprobe *aup,
+			     struct arch_uprobe_task *autask,
+			     struct pt_regs *regs)
+{
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(aup, false), 0);
+	regs->ip = TEST_BP;
+	regs->flags = X86_EFLAGS_FIXED | X86_EFLAGS_IF;
+	KUNIT_ASSERT_EQ(test, arch_uprobe_pre_xol(aup, autask, regs, TEST_SLOT), 0);
+	KUNIT_EXPECT_EQ(test, regs->ip, TEST_SLOT);
+	KUNIT_EXPECT_TRUE(test, regs->flags & X86_EFLAGS_TF);
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_xol_was_trapped(autask));
+}
+
+/* mov 0x10(%rip),%rax: si holds the end of the original while stepping. */
+static void uprobe_test_xol_riprel(struct kunit *test)
+{
+	struct arch_uprobe aup = {
+		.insn = { 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00 },
+	};
+	struct arch_uprobe_task autask = {};
+	struct pt_regs regs = { .si = 0x5151 };
+	unsigned long trap_nr = current->thread.trap_nr;
+
+	uprobe_setup_xol(test, &aup, &autask, &regs);
+	KUNIT_EXPECT_EQ(test, regs.si, TEST_BP + 7);
+
+	regs.ip = TEST_SLOT + 7;	/* the step trap */
+	KUNIT_EXPECT_EQ(test, arch_uprobe_post_xol(&aup, &autask, &regs,
+						   TEST_SLOT, TEST_BP), 0);
+	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP + 7);
+	KUNIT_EXPECT_EQ(test, regs.si, 0x5151UL);
+	KUNIT_EXPECT_FALSE(test, regs.flags & X86_EFLAGS_TF);
+	KUNIT_EXPECT_EQ(test, current->thread.trap_nr, trap_nr);
+}
+
+/* jmp rel8 stepped (the fallback): the copy jumps to its end. */
+static void uprobe_test_xol_jmp(struct kunit *test)
+{
+	struct arch_uprobe aup = { .insn = { 0xeb, 0x10 } };
+	struct arch_uprobe_task autask = {};
+	struct pt_regs regs = {};
+
+	uprobe_setup_xol(test, &aup, &autask, &regs);
+	regs.ip = TEST_SLOT + 2;
+	KUNIT_EXPECT_EQ(test, arch_uprobe_post_xol(&aup, &autask, &regs,
+						   TEST_SLOT, TEST_BP), 0);
+	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP + 2 + 0x10);
+}
+
+/* jmp *%rax: the target is absolute, ip is left where the step went. */
+static void uprobe_test_xol_indirect_jmp(struct kunit *test)
+{
+	struct arch_uprobe aup = { .insn = { 0xff, 0xe0 } };
+	struct arch_uprobe_task autask = {};
+	struct pt_regs regs = {};
+
+	uprobe_setup_xol(test, &aup, &autask, &regs);
+	regs.ip = 0x402000;
+	KUNIT_EXPECT_EQ(test, arch_uprobe_post_xol(&aup, &autask, &regs,
+						   TEST_SLOT, TEST_BP), 0);
+	KUNIT_EXPECT_EQ(test, regs.ip, 0x402000UL);
+}
+
+/* A trap in the slot: back to the breakpoint, registers restored. */
+static void uprobe_test_xol_abort(struct kunit *test)
+{
+	struct arch_uprobe aup = {
+		.insn = { 0x48, 0x8d, 0x3d, 0x10, 0x00, 0x00, 0x00 },
+	};
+	struct arch_uprobe_task autask = {};
+	struct pt_regs regs = { .si = 0x5151 };
+	unsigned long trap_nr = current->thread.trap_nr;
+
+	uprobe_setup_xol(test, &aup, &autask, &regs);
+	current->thread.trap_nr = X86_TRAP_PF;
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_xol_was_trapped(&autask));
+
+	arch_uprobe_abort_xol(&aup, &autask, &regs, TEST_BP);
+	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP);
+	KUNIT_EXPECT_EQ(test, regs.si, 0x5151UL);
+	KUNIT_EXPECT_FALSE(test, regs.flags & X86_EFLAGS_TF);
+	KUNIT_EXPECT_EQ(test, current->thread.trap_nr, trap_nr);
+}
+
+static void uprobe_test_trampoline(struct kunit *test)
+{
+	size_t len;
+	const u8 *code = arch_uretprobe_trampoline(&len);
+
+	KUNIT_ASSERT_LE(test, len, (size_t)UPROBE_XOL_SLOT_BYTES);
+	KUNIT_ASSERT_GE(test, len, (size_t)UPROBE_TRAMP_SYSCALL_END);
+	/* the syscall instruction ends at UPROBE_TRAMP_SYSCALL_END */
+	KUNIT_EXPECT_EQ(test, code[UPROBE_TRAMP_SYSCALL_END - 2], 0x0f);
+	KUNIT_EXPECT_EQ(test, code[UPROBE_TRAMP_SYSCALL_END - 1], 0x05);
+}
+
+static struct kunit_case uprobe_analysis_test_cases[] = {
+	KUNIT_CASE_PARAM(uprobe_test_analysis, uprobe_analysis_gen_params),
+	KUNIT_CASE(uprobe_test_ia32),
+	KUNIT_CASE_PARAM(uprobe_test_emulation, uprobe_emul_gen_params),
+	KUNIT_CASE(uprobe_test_no_emulation),
+	KUNIT_CASE(uprobe_test_xol_riprel),
+	KUNIT_CASE(uprobe_test_xol_jmp),
+	KUNIT_CASE(uprobe_test_xol_indirect_jmp),
+	KUNIT_CASE(uprobe_test_xol_abort),
+	KUNIT_CASE(uprobe_test_trampoline),
+	{}
+};
+
+static struct kunit_suite uprobe_analysis_test_suite = {
+	.name = "x86_uprobes_analysis",
+	.test_cases = uprobe_analysis_test_cases,
+};
+
+kunit_test_suite(uprobe_analysis_test_suite);

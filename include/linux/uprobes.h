@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _LINUX_UPROBES_H
+#define _LINUX_UPROBES_H
+/*
+ * User-space probes: breakpoints in user text, keyed by (inode, offset).
+ *
+ * A kernel user (trace_uprobe, perf, BPF, a module) attaches a struct
+ * uprobe_consumer to a place in a file with uprobe_register().  Every
+ * process that maps that place, now or later, gets a breakpoint there in
+ * its private copy of the page, subject to the consumers' filters, and
+ * each hit runs the consumers' handlers in the context of the task that
+ * hit it.  A return probe (ret_handler) also runs when the probed
+ * function returns.
+ *
+ * The first half of this file is the contract with the rest of the
+ * kernel; the second half, under CONFIG_UPROBES, is the interface between
+ * the generic core (kernel/events/uprobes.c) and the architecture.
+ */
+
+#include <linux/err.h>
+#include <linux/errno.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct inode;
+struct mm_struct;
+struct notifier_block;
+struct page;
+struct pt_regs;
+struct task_struct;
+struct uprobe;
+struct vm_area_struct;
+
+/* A handler's return value: take this probe out of the current mm. */
+#define UPROBE_HANDLER_REMOVE	1
+#define UPROBE_HANDLER_MASK	1
+
+/* Pending return probes one task may stack before new ones are dropped. */
+#define MAX_URETPROBE_DEPTH	64
+
+/**
+ * struct uprobe_consumer - one user of a probe
+ * @handler: runs at every hit, before the probed instruction, in the
+ *	context of the task that hit it; it may sleep, and may change @regs.
+ *	Returning UPROBE_HANDLER_REMOVE asks for the breakpoint to be taken
+ *	out of this task's mm, which happens when every consumer's handler
+ *	asks so and no consumer's @filter still wants the mm.
+ * @ret_handler: runs when the function entered at the probe returns;
+ *	@func is the probed address, @regs the state at the return.
+ * @filter: says whether the consumer wants the probe armed in @mm; no
+ *	filter means every mm.  Called with locks held: must not sleep on
+ *	anything the probe's owner may hold.
+ * @cons_node: the probe's list of consumers; owned by the core.
+ *
+ * The handlers of one probe run in the order the consumers registered.
+ */
+struct uprobe_consumer {
+	int (*handler)(struct uprobe_consumer *self, struct pt_regs *regs);
+	int (*ret_handler)(struct uprobe_consumer *self, unsigned long func,
+			   struct pt_regs *regs);
+	bool (*filter)(struct uprobe_consumer *self, struct mm_struct *mm);
+
+	struct list_head cons_node;
+};
+
+#ifdef CONFIG_UPROBES
+#include <asm/uprobes.h>
+
+/**
+ * enum uprobe_task_state - where a task is in handling a hit
+ * @UTASK_RUNNING: not handling a hit (or handling it without stepping)
+ * @UTASK_SSTEP: single-stepping the probed instruction in an XOL slot
+ * @UTASK_SSTEP_ACK: the step finished; fixups are due on return to user
+ * @UTASK_SSTEP_TRAPPED: the stepped instruction trapped or a fatal signal
+ *	came; the step is to be abandoned
+ *
+ * Transitions: RUNNING -> SSTEP (a step starts), SSTEP -> SSTEP_ACK (the
+ * step trap), SSTEP -> SSTEP_TRAPPED (a signal while stepping), and
+ * SSTEP_ACK/SSTEP_TRAPPED -> RUNNING.  uprobe_task_set_state() checks them.
+ */
+enum uprobe_task_state {
+	UTASK_RUNNING,
+	UTASK_SSTEP,
+	UTASK_SSTEP_ACK,
+	UTASK_SSTEP_TRAPPED,
+};
+
+/**
+ * struct return_instance - a pending return probe of one task
+ * @uprobe: the probe whose function was entered (a reference is held)
+ * @func: the probed address
+ * @stack: the stack pointer at entry, where the return address lay
+ * @orig_ret_vaddr: the return address the trampoline replaced
+ * @chained: entered by a tail call from a function with a pending return
+ *	probe: it returns through the same stack slot as the next instance
+ * @next: the next older instance
+ *
+ * perf walks @next and reads @orig_ret_vaddr to show real return
+ * addresses in user callchains.
+ */
+struct return_instance {
+	struct uprobe *uprobe;
+	unsigned long func;
+	unsigned long stack;
+	unsigned long orig_ret_vaddr;
+	bool chained;
+	struct return_instance *next;
+};
+
+/**
+ * struct uprobe_task - per-task state, made at the task's first hit
+ * @state: see enum uprobe_task_state
+ * @active_uprobe: the probe being stepped (a reference is held)
+ * @auprobe: the instruction being handled, while handlers run and while
+ *	it is stepped; perf reads it
+ * @bp_vaddr: the address of the breakpoint being handled
+ * @xol_vaddr: the XOL slot in use while stepping, or 0
+ * @autask: architecture state kept across a step
+ * @vaddr: free for the consumers while their handler runs: trace_uprobe
+ *	and BPF keep their dispatch data there.  The core never reads it.
+ * @return_instances: pending return probes, newest first
+ * @depth: the number of @return_instances
+ */
+struct uprobe_task {
+	enum uprobe_task_state state;
+	struct uprobe *active_uprobe;
+	struct arch_uprobe *auprobe;
+	unsigned long bp_vaddr;
+	unsigned long xol_vaddr;
+	struct arch_uprobe_task autask;
+	unsigned long vaddr;
+
+	struct return_instance *return_instances;
+	unsigned int depth;
+};
+
+struct xol_area;
+
+/* Per-mm state: the XOL area, made at the first hit that needs it. */
+struct uprobes_state {
+	struct xol_area *xol_area;
+};
+
+/* The contract with the rest of the kernel. */
+struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
+			       loff_t ref_ctr_offset, struct uprobe_consumer *uc);
+int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc, bool add);
+void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc);
+void uprobe_unregister_sync(void);
+
+void __init uprobes_init(void);
+int uprobe_mmap(struct vm_area_struct *vma);
+void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+void uprobe_start_dup_mmap(void);
+void uprobe_end_dup_mmap(void);
+void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
+void uprobe_copy_process(struct task_struct *t, unsigned long flags);
+void uprobe_free_utask(struct task_struct *t);
+void uprobe_clear_state(struct mm_struct *mm);
+void uprobe_notify_resume(struct pt_regs *regs);
+bool uprobe_deny_signal(void);
+unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
+unsigned long uprobe_get_trampoline_vaddr(void);
+
+/* What the core offers the architecture. */
+bool uprobe_pre_sstep_notifier(struct pt_regs *regs);
+bool uprobe_post_sstep_notifier(struct pt_regs *regs);
+void uprobe_handle_trampoline(struct pt_regs *regs);
+
+/*
+ * What the architecture provides the core (arch/x86/kernel/uprobes.c).
+ *
+ * arch_uprobe_analyze_insn() decides, once per probe, how a hit on the
+ * instruction in @aup->insn (MAX_UINSN_BYTES bytes of the file from the
+ * probed offset, zero-padded past its end) is handled: emulated, or
+ * executed out of line with fixups.  0, -EOPNOTSUPP (a valid instruction
+ * that cannot be probed safely) or -ENOEXEC (not an instruction).
+ *
+ * arch_uprobe_emulate() handles a hit without executing the instruction,
+ * when analysis said it can; true if it did (@regs then point past it).
+ *
+ * arch_uprobe_xol_insn() gives the bytes to copy into an XOL slot (at most
+ * UPROBE_XOL_SLOT_BYTES).  arch_uprobe_pre_xol() sets @regs up to step
+ * them at @slot; arch_uprobe_post_xol() undoes that after the step trap
+ * and moves @regs to where the instruction took them (0, or -errno when
+ * the task cannot go on); arch_uprobe_abort_xol() undoes it and points
+ * @regs back at the breakpoint.  arch_uprobe_xol_was_trapped() says
+ * whether the stepped instruction itself trapped.
+ *
+ * arch_uretprobe_hijack_return_addr() replaces the return address of the
+ * function just entered with @trampoline_vaddr: the old one, or -1UL.
+ * arch_uretprobe_trampoline() gives the code at the trampoline; a hit
+ * there comes back to the core as uprobe_handle_trampoline().
+ */
+int arch_uprobe_analyze_insn(struct arch_uprobe *aup, bool ia32);
+bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs);
+const u8 *arch_uprobe_xol_insn(struct arch_uprobe *aup, size_t *len);
+int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
+			struct pt_regs *regs, unsigned long slot);
+int arch_uprobe_post_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
+			 struct pt_regs *regs, unsigned long slot,
+			 unsigned long bp_vaddr);
+void arch_uprobe_abort_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
+			   struct pt_regs *regs, unsigned long bp_vaddr);
+bool arch_uprobe_xol_was_trapped(struct arch_uprobe_task *autask);
+unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
+						struct pt_regs *regs);
+const u8 *arch_uretprobe_trampoline(size_t *len);
+bool arch_uprobe_is_ia32(struct mm_struct *mm);
+
+#else /* !CONFIG_UPROBES */
+#include <asm/ptrace.h>
+
+struct uprobes_state {
+};
+
+static inline struct uprobe *
+uprobe_register(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
+		struct uprobe_consumer *uc)
+{
+	return ERR_PTR(-ENOSYS);
+}
+
+static inline int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc,
+			       bool add)
+{
+	return -ENOSYS;
+}
+
+static inline void uprobe_unregister_nosync(struct uprobe *uprobe,
+					    struct uprobe_consumer *uc)
+{
+}
+
+static inline void uprobe_unregister_sync(void)
+{
+}
+
+static inline void uprobes_init(void)
+{
+}
+
+static inline int uprobe_mmap(struct vm_area_struct *vma)
+{
+	return 0;
+}
+
+static inline void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
+				 unsigned long end)
+{
+}
+
+static inline void uprobe_start_dup_mmap(void)
+{
+}
+
+static inline void uprobe_end_dup_mmap(void)
+{
+}
+
+static inline void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
+{
+}
+
+static inline void uprobe_copy_process(struct task_struct *t, unsigned long flags)
+{
+}
+
+static inline void uprobe_free_utask(struct task_struct *t)
+{
+}
+
+static inline void uprobe_clear_state(struct mm_struct *mm)
+{
+}
+
+static inline void uprobe_notify_resume(struct pt_regs *regs)
+{
+}
+
+static inline bool uprobe_deny_signal(void)
+{
+	return false;
+}
+
+static inline unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
+{
+	return instruction_pointer(regs);
+}
+
+#endif /* CONFIG_UPROBES */
+#endif /* _LINUX_UPROBES_H */

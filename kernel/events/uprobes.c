@@ -1,0 +1,1810 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uprobes core: breakpoints in user text, keyed by (inode, offset).
+ *
+ * Probes.  A struct uprobe is one place in one file.  Probes live in two
+ * hash tables: by (inode, offset), which the hit path reads under RCU
+ * without a lock, and by inode, which uprobe_mmap() walks to find the
+ * probes a new mapping covers.  A probe is in the tables while it has
+ * consumers; references (refcount) keep it alive past that for the hits
+ * and pending returns that still use it.
+ *
+ * Arming.  A breakpoint is written into the probed process's private copy
+ * of the page, made the way ptrace makes one (a forced write through
+ * get_user_pages_remote() breaks copy-on-write): the page cache and the
+ * file are never written.  Disarming writes the original byte back and,
+ * when the copy is then the same as the file's page, unmaps the copy so
+ * that the process maps the file's page again.  register_for_each_vma()
+ * walks the file's mappings to arm or disarm every process; uprobe_mmap()
+ * arms each new mapping; fork keeps the breakpoints because the child
+ * copies the parent's pages.
+ *
+ * Hits.  The int3 trap only flags the task (TIF_UPROBE); the work is done
+ * in uprobe_notify_resume() on the way back to user mode, where the
+ * consumers' handlers may sleep.  The probed instruction is then emulated
+ * by the architecture, or copied to a slot of the per-mm XOL ("execute
+ * out of line") area and single-stepped there.  A return probe replaces
+ * the return address with the XOL area's trampoline, which brings the
+ * task back to uprobe_handle_trampoline() when the function returns.
+ *
+ * Locking, outermost first:
+ *
+ *   uprobe->register_rwsem	register/unregister/apply of one probe
+ *     dup_mmap_sem (write)	no fork copies a mapping while it is walked
+ *       mapping->i_mmap_rwsem	read, only to list the file's mappings
+ *       mm->mmap_lock (write)	every breakpoint write and removal
+ *         uprobe->insn_mutex	reading and analysing the instruction
+ *         delayed_lock		SDT counters waiting for their mapping
+ *     uprobes_lock		writers of the two hash tables
+ *
+ * uprobe_mmap() runs under mmap_lock (write) from mm, so it never takes
+ * register_rwsem: it reads the consumer lists under uprobes_srcu, and the
+ * i_mmap_rwsem a new mapping is linked under orders it against a
+ * concurrent register or unregister.  Readers of the hash tables hold
+ * rcu_read_lock(); readers of consumer lists hold uprobes_srcu (handlers
+ * may sleep); uprobe_unregister_sync() waits for those.
+ */
+
+#include <linux/highmem.h>
+#include <linux/kdebug.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/pagemap.h>
+#include <linux/percpu-rwsem.h>
+#include <linux/ptrace.h>
+#include <linux/rmap.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/srcu.h>
+#include <linux/task_work.h>
+#include <linux/uprobes.h>
+
+#define UPROBES_HASH_BITS	10
+#define XOL_SLOTS		(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
+
+/**
+ * enum uprobe_insn_state - whether a probe's instruction is known
+ * @INSN_UNREAD: not read yet (its page was not at hand at registration)
+ * @INSN_READY: read and analysed: the probe can be armed
+ * @INSN_REFUSED: cannot be probed; uprobe->insn_err says why
+ */
+enum uprobe_insn_state {
+	INSN_UNREAD,
+	INSN_READY,
+	INSN_REFUSED,
+};
+
+/**
+ * struct uprobe - one probed place
+ * @addr_node: in uprobes_by_addr (uprobes_lock; RCU readers)
+ * @inode_node: in uprobes_by_inode (uprobes_lock; RCU readers)
+ * @ref: references: one per consumer, plus transient users
+ * @register_rwsem: serializes register, unregister and apply
+ * @consumers: the consumers, in registration order (register_rwsem;
+ *	uprobes_srcu readers)
+ * @insn_mutex: guards @insn_state and @arch while they are filled in
+ * @insn_state: see enum uprobe_insn_state (read locklessly once READY)
+ * @insn_err: why the instruction was refused
+ * @inode: the probed file (a reference is held)
+ * @offset: the probed offset in @inode
+ * @ref_ctr_offset: the SDT semaphore's offset in @inode, or 0
+ * @rcu: frees the probe after the RCU readers of the tables
+ * @arch: the analysed instruction
+ */
+struct uprobe {
+	struct hlist_node addr_node;
+	struct hlist_node inode_node;
+	refcount_t ref;
+	struct rw_semaphore register_rwsem;
+	struct list_head consumers;
+	struct mutex insn_mutex;
+	enum uprobe_insn_state insn_state;
+	int insn_err;
+	struct inode *inode;
+	loff_t offset;
+	loff_t ref_ctr_offset;
+	struct rcu_head rcu;
+	struct arch_uprobe arch;
+};
+
+/**
+ * struct xol_area - the per-mm page of XOL slots and the trampoline
+ * @vaddr: where the page is mapped in the mm
+ * @page: the page (slot 0 holds the return-probe trampoline)
+ * @slots: the slots in use; lockless: test_and_set_bit() takes one
+ * @wq: tasks waiting for a free slot (only when all are in use)
+ */
+struct xol_area {
+	unsigned long vaddr;
+	struct page *page;
+	DECLARE_BITMAP(slots, XOL_SLOTS);
+	wait_queue_head_t wq;
+};
+
+/*
+ * An SDT counter that could not be incremented when its probe was armed
+ * in @mm, because the counter's page was not mapped yet (delayed_lock).
+ */
+struct delayed_ref_ctr {
+	struct list_head node;
+	struct uprobe *uprobe;
+	struct mm_struct *mm;
+};
+
+static DEFINE_SPINLOCK(uprobes_lock);
+static struct hlist_head uprobes_by_addr[1 << UPROBES_HASH_BITS];
+static struct hlist_head uprobes_by_inode[1 << UPROBES_HASH_BITS];
+static atomic_t uprobes_count = ATOMIC_INIT(0);
+
+DEFINE_STATIC_SRCU(uprobes_srcu);
+DEFINE_STATIC_PERCPU_RWSEM(dup_mmap_sem);
+
+static DEFINE_MUTEX(delayed_lock);
+static LIST_HEAD(delayed_ref_ctrs);
+
+/* ---------------------------------------------------------------------
+ * The probe tables
+ */
+
+static struct hlist_head *addr_bucket(struct inode *inode, loff_t offset)
+{
+	return &uprobes_by_addr[hash_64((unsigned long)inode ^ offset, UPROBES_HASH_BITS)];
+}
+
+static struct hlist_head *inode_bucket(struct inode *inode)
+{
+	return &uprobes_by_inode[hash_ptr(inode, UPROBES_HASH_BITS)];
+}
+
+static struct uprobe *get_uprobe(struct uprobe *uprobe)
+{
+	refcount_inc(&uprobe->ref);
+	return uprobe;
+}
+
+static void put_uprobe(struct uprobe *uprobe)
+{
+	if (!refcount_dec_and_test(&uprobe->ref))
+		return;
+	iput(uprobe->inode);
+	kfree_rcu(uprobe, rcu);
+}
+
+/* The probe at (@inode, @offset) with a reference, or NULL. */
+static struct uprobe *find_uprobe(struct inode *inode, loff_t offset)
+{
+	struct uprobe *uprobe;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(uprobe, addr_bucket(inode, offset), addr_node) {
+		if (uprobe->inode == inode && uprobe->offset == offset &&
+		    refcount_inc_not_zero(&uprobe->ref)) {
+			rcu_read_unlock();
+			return uprobe;
+		}
+	}
+	rcu_read_unlock();
+	return NULL;
+}
+
+static bool uprobe_is_live(struct uprobe *uprobe)
+{
+	return !hlist_unhashed_lockless(&uprobe->addr_node);
+}
+
+static struct uprobe *alloc_uprobe(struct inode *inode, loff_t offset,
+				   loff_t ref_ctr_offset)
+{
+	struct uprobe *uprobe = kzalloc(sizeof(*uprobe), GFP_KERNEL);
+
+	if (!uprobe)
+		return NULL;
+	refcount_set(&uprobe->ref, 1);
+	init_rwsem(&uprobe->register_rwsem);
+	INIT_LIST_HEAD(&uprobe->consumers);
+	mutex_init(&uprobe->insn_mutex);
+	uprobe->inode = igrab(inode);
+	uprobe->offset = offset;
+	uprobe->ref_ctr_offset = ref_ctr_offset;
+	if (!uprobe->inode) {
+		kfree(uprobe);
+		return NULL;
+	}
+	return uprobe;
+}
+
+/*
+ * The probe at (@inode, @offset), made if there is none, with a reference
+ * for the caller.  A probe keeps the SDT counter it was made with:
+ * another non-zero one is refused.
+ */
+static struct uprobe *get_or_add_uprobe(struct inode *inode, loff_t offset,
+					loff_t ref_ctr_offset)
+{
+	struct uprobe *uprobe, *old;
+
+	uprobe = alloc_uprobe(inode, offset, ref_ctr_offset);
+	if (!uprobe)
+		return ERR_PTR(-ENOMEM);
+	spin_lock(&uprobes_lock);
+	old = find_uprobe(inode, offset);
+	if (!old) {
+		hlist_add_head_rcu(&uprobe->addr_node, addr_bucket(inode, offset));
+		hlist_add_head_rcu(&uprobe->inode_node, inode_bucket(inode));
+		atomic_inc(&uprobes_count);
+	}
+	spin_unlock(&uprobes_lock);
+	if (!old)
+		return uprobe;
+	put_uprobe(uprobe);
+	if (old->ref_ctr_offset != ref_ctr_offset) {
+		pr_warn("uprobes: inode %lu offset 0x%llx has SDT counter 0x%llx, not 0x%llx\n",
+			old->inode->i_ino, old->offset, old->ref_ctr_offset, ref_ctr_offset);
+		put_uprobe(old);
+		return ERR_PTR(-EINVAL);
+	}
+	return old;
+}
+
+static void remove_uprobe(struct uprobe *uprobe)
+{
+	lockdep_assert_held_write(&uprobe->register_rwsem);
+
+	spin_lock(&uprobes_lock);
+	hlist_del_init_rcu(&uprobe->addr_node);
+	hlist_del_rcu(&uprobe->inode_node);
+	atomic_dec(&uprobes_count);
+	spin_unlock(&uprobes_lock);
+}
+
+/* ---------------------------------------------------------------------
+ * The probed instruction
+ */
+
+/*
+ * The folio of @mapping at @index, read if need be through @file; without
+ * a file only a cached folio or shmem is used (a network filesystem may
+ * need the file to read).  NULL when it cannot be had now.
+ */
+static struct folio *get_file_folio(struct address_space *mapping, pgoff_t index,
+				    struct file *file)
+{
+	struct folio *folio = filemap_get_folio(mapping, index);
+
+	if (!IS_ERR(folio)) {
+		if (folio_test_uptodate(folio))
+			return folio;
+		folio_put(folio);
+	}
+	if (shmem_mapping(mapping))
+		folio = shmem_read_folio(mapping, index);
+	else if (file)
+		folio = read_mapping_folio(mapping, index, file);
+	else
+		return NULL;
+	return IS_ERR(folio) ? NULL : folio;
+}
+
+/* Copies @len bytes of the file from @offset, zeroes past its end. */
+static int copy_from_file(struct inode *inode, struct file *file, loff_t offset,
+			  void *buf, size_t len)
+{
+	loff_t size = i_size_read(inode);
+	struct folio *folio;
+	size_t chunk;
+
+	memset(buf, 0, len);
+	if (offset + len > size)
+		len = offset < size ? size - offset : 0;
+	while (len) {
+		chunk = min_t(size_t, len, PAGE_SIZE - offset_in_page(offset));
+		folio = get_file_folio(inode->i_mapping, offset >> PAGE_SHIFT, file);
+		if (!folio)
+			return -EAGAIN;
+		memcpy_from_file_folio(buf, folio, offset, chunk);
+		folio_put(folio);
+		buf += chunk;
+		offset += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/*
+ * Reads and analyses the probed instruction once: 0 when the probe can be
+ * armed, -EAGAIN when the instruction cannot be read without @file, or
+ * why it cannot be probed.
+ */
+static int prepare_insn(struct uprobe *uprobe, struct file *file)
+{
+	int err;
+
+	if (smp_load_acquire(&uprobe->insn_state) == INSN_READY)
+		return 0;
+	mutex_lock(&uprobe->insn_mutex);
+	err = uprobe->insn_err;
+	if (uprobe->insn_state != INSN_UNREAD)
+		goto unlock;
+	err = copy_from_file(uprobe->inode, file, uprobe->offset, uprobe->arch.insn,
+			     sizeof(uprobe->arch.insn));
+	if (err)
+		goto unlock;
+	err = arch_uprobe_analyze_insn(&uprobe->arch, false);
+	if (err) {
+		uprobe->insn_err = err;
+		uprobe->insn_state = INSN_REFUSED;
+	} else {
+		smp_store_release(&uprobe->insn_state, INSN_READY);
+	}
+unlock:
+	mutex_unlock(&uprobe->insn_mutex);
+	return err;
+}
+
+/* ---------------------------------------------------------------------
+ * Writing a probed process's memory
+ */
+
+static loff_t vaddr_to_offset(struct vm_area_struct *vma, unsigned long vaddr)
+{
+	return ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (vaddr - vma->vm_start);
+}
+
+static unsigned long offset_to_vaddr(struct vm_area_struct *vma, loff_t offset)
+{
+	return vma->vm_start + offset - ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
+}
+
+/*
+ * Whether @vma may hold breakpoints: a private mapping of a file.  Arming
+ * also wants it executable; disarming looks at every such mapping, since
+ * mprotect() may have taken the exec bit away from an armed one.
+ */
+static bool valid_vma(struct vm_area_struct *vma, bool arming)
+{
+	vm_flags_t flags = VM_HUGETLB | VM_MAYSHARE;
+
+	if (!vma->vm_file)
+		return false;
+	if (arming)
+		return (vma->vm_flags & (flags | VM_EXEC)) == VM_EXEC;
+	return !(vma->vm_flags & flags);
+}
+
+/*
+ * The page at @vaddr in @mm, for writing when @write: a write breaks
+ * copy-on-write, so the page is then this mm's own.
+ */
+static struct page *get_mm_page(struct mm_struct *mm, unsigned long vaddr, bool write)
+{
+	unsigned int flags = FOLL_FORCE | (write ? FOLL_WRITE : 0);
+	struct page *page;
+	long got;
+
+	lockdep_assert_held(&mm->mmap_lock);
+
+	got = get_user_pages_remote(mm, vaddr, 1, flags, &page, NULL);
+	if (got != 1)
+		return ERR_PTR(got < 0 ? got : -EFAULT);
+	return page;
+}
+
+static void read_page_bytes(struct page *page, unsigned long vaddr, void *buf, size_t len)
+{
+	void *kaddr = kmap_local_page(page);
+
+	memcpy(buf, kaddr + offset_in_page(vaddr), len);
+	kunmap_local(kaddr);
+}
+
+/* Writes @len bytes at @vaddr of @mm, in the mm's own copy of the page. */
+static int write_mm_bytes(struct mm_struct *mm, unsigned long vaddr, const void *buf,
+			  size_t len)
+{
+	struct page *page = get_mm_page(mm, vaddr, true);
+	void *kaddr;
+
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	kaddr = kmap_local_page(page);
+	memcpy(kaddr + offset_in_page(vaddr), buf, len);
+	kunmap_local(kaddr);
+	set_page_dirty_lock(page);
+	put_page(page);
+	return 0;
+}
+
+/*
+ * After a breakpoint was taken out of the page at @vaddr: when the page is
+ * the mm's copy and holds nothing but the file's content, drop the copy,
+ * so that the mm maps the file's page again and the memory is given back.
+ */
+static void drop_page_copy(struct vm_area_struct *vma, unsigned long vaddr)
+{
+	pgoff_t index = vma->vm_pgoff + ((vaddr - vma->vm_start) >> PAGE_SHIFT);
+	struct page *page;
+	struct folio *folio;
+	void *mine, *theirs;
+	bool same;
+
+	if (vma->vm_flags & VM_WRITE)
+		return;
+	page = get_mm_page(vma->vm_mm, vaddr, false);
+	if (IS_ERR(page))
+		return;
+	folio = get_file_folio(vma->vm_file->f_mapping, index, vma->vm_file);
+	if (!folio || !PageAnon(page)) {
+		if (folio)
+			folio_put(folio);
+		put_page(page);
+		return;
+	}
+	mine = kmap_local_page(page);
+	theirs = kmap_local_folio(folio, offset_in_folio(folio, (loff_t)index << PAGE_SHIFT));
+	same = !memcmp(mine, theirs, PAGE_SIZE);
+	kunmap_local(theirs);
+	kunmap_local(mine);
+	folio_put(folio);
+	put_page(page);
+	if (same)
+		zap_page_range_single(vma, vaddr & PAGE_MASK, PAGE_SIZE, NULL);
+}
+
+/* ---------------------------------------------------------------------
+ * SDT counters (ref_ctr_offset): one increment per mm the probe is armed in
+ */
+
+/* The mapping of @uprobe's file in @mm that holds its counter, or NULL. */
+static struct vm_area_struct *find_ref_ctr_vma(struct uprobe *uprobe,
+					       struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	for_each_vma(vmi, vma) {
+		if (vma->vm_file && file_inode(vma->vm_file) == uprobe->inode &&
+		    !(vma->vm_flags & VM_MAYSHARE) &&
+		    uprobe->ref_ctr_offset >= vaddr_to_offset(vma, vma->vm_start) &&
+		    uprobe->ref_ctr_offset < vaddr_to_offset(vma, vma->vm_end))
+			return vma;
+	}
+	return NULL;
+}
+
+static int add_to_ref_ctr(struct mm_struct *mm, unsigned long vaddr, short d)
+{
+	struct page *page = get_mm_page(mm, vaddr, true);
+	short count;
+
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	read_page_bytes(page, vaddr, &count, sizeof(count));
+	put_page(page);
+	if (count + d < 0 || count + d > SHRT_MAX)
+		return -ERANGE;
+	count += d;
+	return write_mm_bytes(mm, vaddr, &count, sizeof(count));
+}
+
+static struct delayed_ref_ctr *find_delayed(struct uprobe *uprobe, struct mm_struct *mm)
+{
+	struct delayed_ref_ctr *d;
+
+	lockdep_assert_held(&delayed_lock);
+
+	list_for_each_entry(d, &delayed_ref_ctrs, node)
+		if (d->uprobe == uprobe && d->mm == mm)
+			return d;
+	return NULL;
+}
+
+static void drop_delayed(struct delayed_ref_ctr *d)
+{
+	list_del(&d->node);
+	kfree(d);
+}
+
+/*
+ * Counts the probe's arming (@d = 1) or disarming (-1) in @mm.  A counter
+ * whose page is not mapped yet is counted when it is (uprobe_mmap()).
+ */
+static int update_ref_ctr(struct uprobe *uprobe, struct mm_struct *mm, short d)
+{
+	struct delayed_ref_ctr *delayed;
+	struct vm_area_struct *vma;
+	int err = 0;
+
+	if (!uprobe->ref_ctr_offset)
+		return 0;
+	mutex_lock(&delayed_lock);
+	delayed = find_delayed(uprobe, mm);
+	if (delayed) {
+		if (d < 0)
+			drop_delayed(delayed);
+		goto unlock;
+	}
+	vma = find_ref_ctr_vma(uprobe, mm);
+	if (vma) {
+		err = add_to_ref_ctr(mm, offset_to_vaddr(vma, uprobe->ref_ctr_offset), d);
+	} else if (d > 0) {
+		delayed = kzalloc(sizeof(*delayed), GFP_KERNEL);
+		if (!delayed) {
+			err = -ENOMEM;
+			goto unlock;
+		}
+		delayed->uprobe = uprobe;
+		delayed->mm = mm;
+		list_add(&delayed->node, &delayed_ref_ctrs);
+	}
+unlock:
+	mutex_unlock(&delayed_lock);
+	if (err)
+		pr_warn_ratelimited("uprobes: SDT counter of inode %lu at 0x%llx in pid %d: error %d\n",
+				    uprobe->inode->i_ino, uprobe->ref_ctr_offset,
+				    current->pid, err);
+	return err;
+}
+
+/* Counts the delayed counters that the new mapping @vma brings in. */
+static void apply_delayed_ref_ctrs(struct vm_area_struct *vma)
+{
+	struct delayed_ref_ctr *d, *tmp;
+	struct inode *inode = file_inode(vma->vm_file);
+	loff_t start = vaddr_to_offset(vma, vma->vm_start);
+	loff_t end = vaddr_to_offset(vma, vma->vm_end);
+
+	if (list_empty_careful(&delayed_ref_ctrs) || (vma->vm_flags & VM_MAYSHARE))
+		return;
+	mutex_lock(&delayed_lock);
+	list_for_each_entry_safe(d, tmp, &delayed_ref_ctrs, node) {
+		if (d->mm != vma->vm_mm || d->uprobe->inode != inode ||
+		    d->uprobe->ref_ctr_offset < start || d->uprobe->ref_ctr_offset >= end)
+			continue;
+		add_to_ref_ctr(vma->vm_mm, offset_to_vaddr(vma, d->uprobe->ref_ctr_offset), 1);
+		drop_delayed(d);
+	}
+	mutex_unlock(&delayed_lock);
+}
+
+static void drop_delayed_of_mm(struct mm_struct *mm)
+{
+	struct delayed_ref_ctr *d, *tmp;
+
+	if (list_empty_careful(&delayed_ref_ctrs))
+		return;
+	mutex_lock(&delayed_lock);
+	list_for_each_entry_safe(d, tmp, &delayed_ref_ctrs, node)
+		if (d->mm == mm)
+			drop_delayed(d);
+	mutex_unlock(&delayed_lock);
+}
+
+/* ---------------------------------------------------------------------
+ * Breakpoints
+ */
+
+/*
+ * Arms @uprobe at @vaddr of @vma.  Already armed there (a breakpoint is in
+ * place) is success: arming is idempotent, and counts the SDT counter
+ * only when it writes the breakpoint.
+ */
+static int install_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
+			      unsigned long vaddr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	uprobe_opcode_t swbp = UPROBE_SWBP_INSN, now;
+	struct page *page;
+	int err;
+
+	mmap_assert_write_locked(mm);
+
+	if (arch_uprobe_is_ia32(mm))
+		return -EOPNOTSUPP;
+	err = prepare_insn(uprobe, vma->vm_file);
+	if (err)
+		return err;
+	page = get_mm_page(mm, vaddr, false);
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	read_page_bytes(page, vaddr, &now, sizeof(now));
+	put_page(page);
+	if (now == swbp)
+		return 0;
+	if (now != uprobe->arch.insn[0])
+		return -EBUSY;	/* the process changed its text there */
+	err = update_ref_ctr(uprobe, mm, 1);
+	if (err)
+		return err;
+	err = write_mm_bytes(mm, vaddr, &swbp, sizeof(swbp));
+	if (err) {
+		update_ref_ctr(uprobe, mm, -1);
+		return err;
+	}
+	set_bit(MMF_HAS_UPROBES, &mm->flags);
+	return 0;
+}
+
+/* Disarms @uprobe at @vaddr of @vma, if it is armed there. */
+static int remove_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
+			     unsigned long vaddr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	uprobe_opcode_t now;
+	struct page *page;
+	bool copy;
+	int err;
+
+	mmap_assert_write_locked(mm);
+
+	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
+		return 0;
+	page = get_mm_page(mm, vaddr, false);
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	copy = PageAnon(page);
+	read_page_bytes(page, vaddr, &now, sizeof(now));
+	put_page(page);
+	if (!copy || now != UPROBE_SWBP_INSN)
+		return 0;
+	err = write_mm_bytes(mm, vaddr, uprobe->arch.insn, 1);
+	if (err)
+		return err;
+	drop_page_copy(vma, vaddr);
+	update_ref_ctr(uprobe, mm, -1);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Consumers
+ */
+
+static bool consumer_wants(struct uprobe_consumer *uc, struct mm_struct *mm)
+{
+	return !uc->filter || uc->filter(uc, mm);
+}
+
+/* Whether any consumer of @uprobe wants it armed in @mm. */
+static bool any_consumer_wants(struct uprobe *uprobe, struct mm_struct *mm)
+{
+	struct uprobe_consumer *uc;
+	bool wants = false;
+	int idx;
+
+	idx = srcu_read_lock(&uprobes_srcu);
+	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
+				 srcu_read_lock_held(&uprobes_srcu)) {
+		wants = consumer_wants(uc, mm);
+		if (wants)
+			break;
+	}
+	srcu_read_unlock(&uprobes_srcu, idx);
+	return wants;
+}
+
+static bool has_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
+{
+	struct uprobe_consumer *each;
+
+	lockdep_assert_held(&uprobe->register_rwsem);
+
+	list_for_each_entry(each, &uprobe->consumers, cons_node)
+		if (each == uc)
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------------
+ * Arming and disarming in every process that maps the file
+ */
+
+/* One place to visit: @vaddr in @mm (an mm_users reference is held). */
+struct map_site {
+	struct mm_struct *mm;
+	unsigned long vaddr;
+};
+
+/*
+ * Lists in @sites (room for @max) the mappings of @uprobe's place that are
+ * valid for @arming; the number there are, which may exceed @max.
+ */
+static int collect_sites(struct uprobe *uprobe, bool arming, struct map_site *sites,
+			 int max)
+{
+	struct address_space *mapping = uprobe->inode->i_mapping;
+	pgoff_t pgoff = uprobe->offset >> PAGE_SHIFT;
+	struct vm_area_struct *vma;
+	int n = 0;
+
+	i_mmap_lock_read(mapping);
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
+		if (!valid_vma(vma, arming))
+			continue;
+		if (n < max) {
+			if (!mmget_not_zero(vma->vm_mm))
+				continue;
+			sites[n].mm = vma->vm_mm;
+			sites[n].vaddr = offset_to_vaddr(vma, uprobe->offset);
+		}
+		n++;
+	}
+	i_mmap_unlock_read(mapping);
+	return n;
+}
+
+static void put_sites(struct map_site *sites, int n)
+{
+	while (n--)
+		mmput(sites[n].mm);
+	kfree(sites);
+}
+
+/*
+ * The mappings of @uprobe's place, in a new array (*@sitesp) that the
+ * caller frees with put_sites(); their number, or -ENOMEM.  Nothing may be
+ * allocated under i_mmap_rwsem, so the array is sized first.
+ */
+static int list_sites(struct uprobe *uprobe, bool arming, struct map_site **sitesp)
+{
+	struct map_site *sites = NULL;
+	int max = 0, n;
+
+	for (;;) {
+		n = collect_sites(uprobe, arming, sites, max);
+		if (n <= max)
+			break;
+		put_sites(sites, max);
+		max = n + 4;
+		sites = kcalloc(max, sizeof(*sites), GFP_KERNEL);
+		if (!sites)
+			return -ENOMEM;
+	}
+	*sitesp = sites;
+	return n;
+}
+
+/* The mapping of @uprobe's place at @vaddr in @mm, if it is still there. */
+static struct vm_area_struct *site_vma(struct uprobe *uprobe, struct mm_struct *mm,
+				       unsigned long vaddr, bool arming)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
+
+	if (!vma || !valid_vma(vma, arming) || file_inode(vma->vm_file) != uprobe->inode ||
+	    vaddr_to_offset(vma, vaddr) != uprobe->offset)
+		return NULL;
+	return vma;
+}
+
+/*
+ * Arms @uprobe where @uc wants it (@uc non-NULL), or disarms it where no
+ * consumer wants it any more (@uc NULL), in every process mapping it.
+ */
+static int register_for_each_vma(struct uprobe *uprobe, struct uprobe_consumer *uc)
+{
+	bool arming = uc != NULL;
+	struct map_site *sites;
+	struct vm_area_struct *vma;
+	int n, i, err = 0, one;
+
+	lockdep_assert_held_write(&uprobe->register_rwsem);
+
+	if (!mapping_mapped(uprobe->inode->i_mapping))
+		return 0;
+	percpu_down_write(&dup_mmap_sem);
+	n = list_sites(uprobe, arming, &sites);
+	if (n < 0) {
+		err = n;
+		goto unlock_dup;
+	}
+	for (i = 0; i < n; i++) {
+		struct mm_struct *mm = sites[i].mm;
+
+		mmap_write_lock(mm);
+		vma = site_vma(uprobe, mm, sites[i].vaddr, arming);
+		one = 0;
+		if (vma && arming && consumer_wants(uc, mm))
+			one = install_breakpoint(uprobe, vma, sites[i].vaddr);
+		else if (vma && !arming && !any_consumer_wants(uprobe, mm))
+			one = remove_breakpoint(uprobe, vma, sites[i].vaddr);
+		mmap_write_unlock(mm);
+		/* A process that cannot take the probe does not fail the rest. */
+		if (one && one != -EOPNOTSUPP && one != -EBUSY && !err)
+			err = one;
+	}
+	put_sites(sites, n);
+unlock_dup:
+	percpu_up_write(&dup_mmap_sem);
+	return err;
+}
+
+/* Disarms @uprobe in every vma of @mm where it is armed. */
+static void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	mmap_write_lock(mm);
+	for_each_vma(vmi, vma) {
+		if (!valid_vma(vma, false) || file_inode(vma->vm_file) != uprobe->inode)
+			continue;
+		if (uprobe->offset < vaddr_to_offset(vma, vma->vm_start) ||
+		    uprobe->offset >= vaddr_to_offset(vma, vma->vm_end))
+			continue;
+		remove_breakpoint(uprobe, vma, offset_to_vaddr(vma, uprobe->offset));
+	}
+	mmap_write_unlock(mm);
+}
+
+/* ---------------------------------------------------------------------
+ * The consumer API
+ */
+
+/*
+ * Reads the instruction at registration when a mapping of the file gives
+ * the means to (some filesystems read only through an open file).
+ */
+static int prepare_insn_early(struct uprobe *uprobe)
+{
+	struct address_space *mapping = uprobe->inode->i_mapping;
+	pgoff_t pgoff = uprobe->offset >> PAGE_SHIFT;
+	struct vm_area_struct *vma;
+	struct file *file = NULL;
+	int err;
+
+	i_mmap_lock_read(mapping);
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
+		file = get_file(vma->vm_file);
+		break;
+	}
+	i_mmap_unlock_read(mapping);
+	err = prepare_insn(uprobe, file);
+	if (file)
+		fput(file);
+	return err == -EAGAIN ? 0 : err;
+}
+
+/* Takes @uc off @uprobe, disarms where no one wants the probe any more. */
+static void unregister_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
+{
+	lockdep_assert_held_write(&uprobe->register_rwsem);
+
+	list_del_rcu(&uc->cons_node);
+	register_for_each_vma(uprobe, NULL);
+	if (list_empty(&uprobe->consumers))
+		remove_uprobe(uprobe);
+}
+
+static int check_register_args(struct inode *inode, loff_t offset,
+			       loff_t ref_ctr_offset, struct uprobe_consumer *uc)
+{
+	struct address_space *mapping = inode->i_mapping;
+
+	if (!uc->handler && !uc->ret_handler)
+		return -EINVAL;
+	if (!mapping->a_ops->read_folio && !shmem_mapping(mapping))
+		return -EIO;
+	if (offset < 0 || offset >= i_size_read(inode))
+		return -EINVAL;
+	if (ref_ctr_offset < 0 || ref_ctr_offset >= i_size_read(inode) ||
+	    !IS_ALIGNED(ref_ctr_offset, sizeof(short)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * uprobe_register - attach a consumer to a place in a file
+ * @inode: the file
+ * @offset: the place: an offset in @inode
+ * @ref_ctr_offset: offset in @inode of an SDT semaphore (a short) to count
+ *	in every process the probe is armed in, or 0
+ * @uc: the consumer: its handler and/or ret_handler, and optional filter
+ *
+ * Arms the probe in every process that maps the place and that @uc's
+ * filter wants, and in every later mapping.  Sleeps.
+ *
+ * Return: the probe, to give to uprobe_unregister_nosync() and
+ * uprobe_apply(); or an ERR_PTR: -EINVAL for a bad offset or a consumer
+ * without handlers, or a place already probed with another SDT counter;
+ * -EOPNOTSUPP for an instruction that cannot be probed; -ENOEXEC for
+ * bytes that are no instruction; -ENOMEM.
+ */
+struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
+			       loff_t ref_ctr_offset, struct uprobe_consumer *uc)
+{
+	struct uprobe *uprobe;
+	int err;
+
+	err = check_register_args(inode, offset, ref_ctr_offset, uc);
+	if (err)
+		return ERR_PTR(err);
+retry:
+	uprobe = get_or_add_uprobe(inode, offset, ref_ctr_offset);
+	if (IS_ERR(uprobe))
+		return uprobe;
+	down_write(&uprobe->register_rwsem);
+	if (!uprobe_is_live(uprobe)) {
+		up_write(&uprobe->register_rwsem);
+		put_uprobe(uprobe);
+		goto retry;
+	}
+	err = prepare_insn_early(uprobe);
+	if (err)
+		goto remove;
+	list_add_tail_rcu(&uc->cons_node, &uprobe->consumers);
+	err = register_for_each_vma(uprobe, uc);
+	if (err)
+		goto unregister;
+	up_write(&uprobe->register_rwsem);
+	return uprobe;
+
+unregister:
+	unregister_consumer(uprobe, uc);
+	up_write(&uprobe->register_rwsem);
+	synchronize_srcu(&uprobes_srcu);
+	put_uprobe(uprobe);
+	return ERR_PTR(err);
+remove:
+	if (list_empty(&uprobe->consumers))
+		remove_uprobe(uprobe);
+	up_write(&uprobe->register_rwsem);
+	put_uprobe(uprobe);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_GPL(uprobe_register);
+
+/**
+ * uprobe_apply - follow a change of a consumer's filter
+ * @uprobe: the probe, from uprobe_register()
+ * @uc: one of its consumers
+ * @add: true: arm where @uc's filter now wants the probe; false: disarm
+ *	where no consumer's filter wants it any more
+ *
+ * Return: 0, -ENOENT if @uc is not a consumer of @uprobe, or an error from
+ * arming.
+ */
+int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc, bool add)
+{
+	int err = -ENOENT;
+
+	down_write(&uprobe->register_rwsem);
+	if (has_consumer(uprobe, uc))
+		err = register_for_each_vma(uprobe, add ? uc : NULL);
+	up_write(&uprobe->register_rwsem);
+	return err;
+}
+EXPORT_SYMBOL_GPL(uprobe_apply);
+
+/**
+ * uprobe_unregister_nosync - detach a consumer
+ * @uprobe: the probe, from uprobe_register()
+ * @uc: the consumer
+ *
+ * Disarms the probe where no remaining consumer wants it.  The consumer's
+ * handlers may still be running when this returns: call
+ * uprobe_unregister_sync() (once for a batch) before freeing @uc.
+ */
+void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc)
+{
+	down_write(&uprobe->register_rwsem);
+	if (WARN_ON_ONCE(!has_consumer(uprobe, uc))) {
+		up_write(&uprobe->register_rwsem);
+		return;
+	}
+	unregister_consumer(uprobe, uc);
+	up_write(&uprobe->register_rwsem);
+	put_uprobe(uprobe);
+}
+EXPORT_SYMBOL_GPL(uprobe_unregister_nosync);
+
+/**
+ * uprobe_unregister_sync - wait for the handlers of detached consumers
+ *
+ * When this returns, no handler of a consumer detached before the call
+ * is running or will run.
+ */
+void uprobe_unregister_sync(void)
+{
+	synchronize_srcu(&uprobes_srcu);
+}
+EXPORT_SYMBOL_GPL(uprobe_unregister_sync);
+
+/* ---------------------------------------------------------------------
+ * New mappings, fork, exec and exit
+ */
+
+/*
+ * Grows @list (of *@n probes, room for *@max) by @uprobe, with a
+ * reference; false when out of memory.
+ */
+static bool add_to_list(struct uprobe ***list, int *n, int *max, struct uprobe *uprobe)
+{
+	struct uprobe **bigger;
+
+	if (*n == *max) {
+		bigger = krealloc_array(*list, *max * 2 + 8, sizeof(**list), GFP_ATOMIC);
+		if (!bigger)
+			return false;
+		*list = bigger;
+		*max = *max * 2 + 8;
+	}
+	(*list)[(*n)++] = uprobe;
+	return true;
+}
+
+/* The probes of @vma's file in the range it maps, with references. */
+static int probes_in_vma(struct vm_area_struct *vma, struct uprobe ***list)
+{
+	struct inode *inode = file_inode(vma->vm_file);
+	loff_t start = vaddr_to_offset(vma, vma->vm_start);
+	loff_t end = vaddr_to_offset(vma, vma->vm_end);
+	struct uprobe *uprobe;
+	int n = 0, max = 0;
+
+	*list = NULL;
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(uprobe, inode_bucket(inode), inode_node) {
+		if (uprobe->inode != inode || uprobe->offset < start || uprobe->offset >= end ||
+		    !refcount_inc_not_zero(&uprobe->ref))
+			continue;
+		if (!add_to_list(list, &n, &max, uprobe)) {
+			put_uprobe(uprobe);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/**
+ * uprobe_mmap - arm the probes a new mapping covers
+ * @vma: the new (or changed) mapping; its mm's mmap_lock is held for write
+ *
+ * Also counts the SDT counters that waited for this mapping.
+ *
+ * Return: 0.  A probe that cannot be armed does not fail the mapping.
+ */
+int uprobe_mmap(struct vm_area_struct *vma)
+{
+	struct uprobe **list;
+	int n, i;
+
+	if (!atomic_read(&uprobes_count) || !vma->vm_file)
+		return 0;
+	mmap_assert_write_locked(vma->vm_mm);
+
+	apply_delayed_ref_ctrs(vma);
+	if (!valid_vma(vma, true))
+		return 0;
+	n = probes_in_vma(vma, &list);
+	for (i = 0; i < n; i++) {
+		if (any_consumer_wants(list[i], vma->vm_mm))
+			install_breakpoint(list[i], vma, offset_to_vaddr(vma, list[i]->offset));
+		put_uprobe(list[i]);
+	}
+	kfree(list);
+	return 0;
+}
+
+/**
+ * uprobe_munmap - a mapping is going away
+ * @vma: the mapping
+ * @start: start of the range unmapped
+ * @end: its end
+ *
+ * Nothing to undo: the breakpoints go with the process's copies of the
+ * pages, and an SDT counter counts arming, which the mm keeps.
+ */
+void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+}
+
+/* Fork holds this across dup_mmap(), so that no walk misses the child. */
+void uprobe_start_dup_mmap(void)
+{
+	percpu_down_read(&dup_mmap_sem);
+}
+
+void uprobe_end_dup_mmap(void)
+{
+	percpu_up_read(&dup_mmap_sem);
+}
+
+/* ---------------------------------------------------------------------
+ * The XOL area: one page per mm, slot 0 the trampoline, the rest slots
+ */
+
+static struct xol_area *mm_xol_area(struct mm_struct *mm)
+{
+	/* Pairs with the release in publish_xol_area(). */
+	return smp_load_acquire(&mm->uprobes_state.xol_area);
+}
+
+static vm_fault_t xol_fault(const struct vm_special_mapping *sm,
+			    struct vm_area_struct *vma, struct vm_fault *vmf)
+{
+	struct xol_area *area = mm_xol_area(vma->vm_mm);
+
+	if (!area || vmf->pgoff != vma->vm_pgoff)
+		return VM_FAULT_SIGBUS;
+	get_page(area->page);
+	vmf->page = area->page;
+	return 0;
+}
+
+static int xol_mremap(const struct vm_special_mapping *sm, struct vm_area_struct *new_vma)
+{
+	return -EPERM;
+}
+
+/*
+ * The mapping resolves to the page of whichever mm it is in, so that a
+ * forked child, which copies the mapping, gets a page of its own at the
+ * same address (uprobe_dup_mmap()).
+ */
+static const struct vm_special_mapping xol_mapping = {
+	.name = "[uprobes]",
+	.fault = xol_fault,
+	.mremap = xol_mremap,
+};
+
+static void free_xol_area(struct xol_area *area)
+{
+	if (area->page)
+		__free_page(area->page);
+	kfree(area);
+}
+
+/* A new area for @vaddr, holding the trampoline. */
+static struct xol_area *alloc_xol_area(unsigned long vaddr)
+{
+	struct xol_area *area = kzalloc(sizeof(*area), GFP_KERNEL);
+	const u8 *tramp;
+	size_t len;
+	void *kaddr;
+
+	if (!area)
+		return NULL;
+	area->page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+	if (!area->page) {
+		kfree(area);
+		return NULL;
+	}
+	area->vaddr = vaddr;
+	init_waitqueue_head(&area->wq);
+	tramp = arch_uretprobe_trampoline(&len);
+	kaddr = kmap_local_page(area->page);
+	memcpy(kaddr, tramp, min_t(size_t, len, UPROBE_XOL_SLOT_BYTES));
+	kunmap_local(kaddr);
+	set_bit(0, area->slots);
+	return area;
+}
+
+static void publish_xol_area(struct mm_struct *mm, struct xol_area *area)
+{
+	smp_store_release(&mm->uprobes_state.xol_area, area);
+	set_bit(MMF_HAS_UPROBES, &mm->flags);
+}
+
+/* Maps a new XOL area into @mm. */
+static int map_xol_area(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	struct xol_area *area;
+	unsigned long vaddr;
+	int err = 0;
+
+	if (mmap_write_lock_killable(mm))
+		return -EINTR;
+	if (mm->uprobes_state.xol_area)
+		goto unlock;
+	vaddr = get_unmapped_area(NULL, 0, PAGE_SIZE, 0, 0);
+	if (IS_ERR_VALUE(vaddr)) {
+		err = vaddr;
+		goto unlock;
+	}
+	area = alloc_xol_area(vaddr);
+	if (!area) {
+		err = -ENOMEM;
+		goto unlock;
+	}
+	vma = _install_special_mapping(mm, vaddr, PAGE_SIZE,
+				       VM_EXEC | VM_MAYEXEC | VM_DONTEXPAND | VM_IO,
+				       &xol_mapping);
+	if (IS_ERR(vma)) {
+		err = PTR_ERR(vma);
+		goto free_area;
+	}
+	publish_xol_area(mm, area);
+	goto unlock;
+
+free_area:
+	free_xol_area(area);
+unlock:
+	mmap_write_unlock(mm);
+	return err;
+}
+
+/* The current mm's XOL area, mapped at the first call; NULL on failure. */
+static struct xol_area *get_xol_area(void)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (!mm_xol_area(mm) && map_xol_area(mm))
+		return NULL;
+	return mm_xol_area(mm);
+}
+
+/*
+ * A free slot of @area, its address.  Threads take slots without a lock;
+ * only when every slot is in use does one wait for another's step to end.
+ * 0 when a fatal signal cuts the wait short.
+ */
+static unsigned long xol_take_slot(struct xol_area *area)
+{
+	unsigned long slot;
+
+	for (;;) {
+		slot = find_first_zero_bit(area->slots, XOL_SLOTS);
+		if (slot < XOL_SLOTS) {
+			if (!test_and_set_bit(slot, area->slots))
+				return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
+			continue;
+		}
+		if (wait_event_killable(area->wq, !bitmap_full(area->slots, XOL_SLOTS)))
+			return 0;
+	}
+}
+
+static void xol_free_slot(struct xol_area *area, unsigned long vaddr)
+{
+	unsigned long slot = (vaddr - area->vaddr) / UPROBE_XOL_SLOT_BYTES;
+
+	if (WARN_ON_ONCE(!slot || slot >= XOL_SLOTS))
+		return;
+	clear_bit(slot, area->slots);
+	smp_mb__after_atomic();
+	if (wq_has_sleeper(&area->wq))
+		wake_up(&area->wq);
+}
+
+/* The slot gets @insn, then breakpoints: nothing past it runs unnoticed. */
+static void xol_write_slot(struct xol_area *area, unsigned long vaddr,
+			   const u8 *insn, size_t len)
+{
+	void *kaddr = kmap_local_page(area->page) + (vaddr - area->vaddr);
+
+	memcpy(kaddr, insn, len);
+	memset(kaddr + len, UPROBE_SWBP_INSN, UPROBE_XOL_SLOT_BYTES - len);
+	kunmap_local(kaddr);
+	flush_dcache_page(area->page);
+}
+
+/**
+ * uprobe_get_trampoline_vaddr - where return probes return to
+ *
+ * Return: the address of the current mm's trampoline, or -1 if it has none.
+ */
+unsigned long uprobe_get_trampoline_vaddr(void)
+{
+	struct xol_area *area = current->mm ? mm_xol_area(current->mm) : NULL;
+
+	return area ? area->vaddr : -1UL;
+}
+
+/**
+ * uprobe_dup_mmap - fork copies an mm
+ * @oldmm: the parent's
+ * @newmm: the child's, with the parent's mappings copied
+ *
+ * The child has the parent's breakpoints already, in its copies of the
+ * pages; it needs its own XOL page behind the copied XOL mapping, where
+ * its pending returns (uprobe_copy_process()) lead.
+ */
+void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
+{
+	struct xol_area *old = mm_xol_area(oldmm), *area;
+
+	if (test_bit(MMF_HAS_UPROBES, &oldmm->flags))
+		set_bit(MMF_HAS_UPROBES, &newmm->flags);
+	if (!old)
+		return;
+	area = alloc_xol_area(old->vaddr);
+	if (area)
+		publish_xol_area(newmm, area);
+}
+
+/**
+ * uprobe_clear_state - an mm is torn down
+ * @mm: the mm
+ */
+void uprobe_clear_state(struct mm_struct *mm)
+{
+	drop_delayed_of_mm(mm);
+	if (mm->uprobes_state.xol_area)
+		free_xol_area(mm->uprobes_state.xol_area);
+	mm->uprobes_state.xol_area = NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Per-task state
+ */
+
+/* The checked transitions of enum uprobe_task_state. */
+static void utask_set_state(struct uprobe_task *utask, enum uprobe_task_state state)
+{
+	static const u8 allowed[] = {
+		[UTASK_RUNNING] = BIT(UTASK_SSTEP),
+		[UTASK_SSTEP] = BIT(UTASK_SSTEP_ACK) | BIT(UTASK_SSTEP_TRAPPED),
+		[UTASK_SSTEP_ACK] = BIT(UTASK_RUNNING),
+		[UTASK_SSTEP_TRAPPED] = BIT(UTASK_RUNNING),
+	};
+
+	WARN_ONCE(!(allowed[utask->state] & BIT(state)),
+		  "uprobes: task state %d -> %d\n", utask->state, state);
+	utask->state = state;
+}
+
+static struct uprobe_task *get_utask(void)
+{
+	if (!current->utask)
+		current->utask = kzalloc(sizeof(*current->utask), GFP_KERNEL);
+	return current->utask;
+}
+
+static void free_return_instance(struct return_instance *ri)
+{
+	put_uprobe(ri->uprobe);
+	kfree(ri);
+}
+
+/* Drops the newest pending returns down to (not including) @keep. */
+static void drop_return_instances(struct uprobe_task *utask, struct return_instance *keep)
+{
+	struct return_instance *ri;
+
+	while (utask->return_instances != keep) {
+		ri = utask->return_instances;
+		utask->return_instances = ri->next;
+		utask->depth--;
+		free_return_instance(ri);
+	}
+}
+
+/**
+ * uprobe_free_utask - a task exits or execs
+ * @t: the task
+ *
+ * Its pending returns and any step in progress are forgotten.
+ */
+void uprobe_free_utask(struct task_struct *t)
+{
+	struct uprobe_task *utask = t->utask;
+	struct xol_area *area;
+
+	if (!utask)
+		return;
+	drop_return_instances(utask, NULL);
+	if (utask->active_uprobe)
+		put_uprobe(utask->active_uprobe);
+	area = t->mm ? mm_xol_area(t->mm) : NULL;
+	if (utask->xol_vaddr && area)
+		xol_free_slot(area, utask->xol_vaddr);
+	kfree(utask);
+	t->utask = NULL;
+}
+
+/* A copy of @utask's pending returns for a forked child; false on ENOMEM. */
+static bool dup_return_instances(struct uprobe_task *child, struct uprobe_task *utask)
+{
+	struct return_instance *ri, *copy, **tail = &child->return_instances;
+
+	for (ri = utask->return_instances; ri; ri = ri->next) {
+		copy = kmemdup(ri, sizeof(*ri), GFP_KERNEL);
+		if (!copy)
+			return false;
+		get_uprobe(copy->uprobe);
+		copy->next = NULL;
+		*tail = copy;
+		tail = &copy->next;
+		child->depth++;
+	}
+	return true;
+}
+
+/**
+ * uprobe_copy_process - a task is being created
+ * @t: the new task, still a copy of current
+ * @flags: its clone flags
+ *
+ * A thread starts with no uprobes state.  A forked process runs on a copy
+ * of the parent's stack, with the parent's return addresses replaced by
+ * the trampoline: it gets a copy of the parent's pending returns.
+ */
+void uprobe_copy_process(struct task_struct *t, unsigned long flags)
+{
+	struct uprobe_task *utask = current->utask;
+
+	t->utask = NULL;
+	if (!utask || !utask->return_instances)
+		return;
+	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
+		return;
+	t->utask = kzalloc(sizeof(*t->utask), GFP_KERNEL);
+	if (!t->utask)
+		return;
+	if (!dup_return_instances(t->utask, utask))
+		pr_warn_ratelimited("uprobes: pid %d: pending returns lost at fork\n", t->pid);
+}
+
+/* ---------------------------------------------------------------------
+ * Return probes
+ */
+
+/*
+ * At the entry of a function probed with return handlers: replaces its
+ * return address with the trampoline and remembers the original.  Frames
+ * that a longjmp() left (pending returns below the stack pointer) are
+ * dropped first.  Past MAX_URETPROBE_DEPTH pending returns the new one is
+ * not taken: the outer frames keep theirs.
+ */
+static void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
+			      unsigned long bp_vaddr)
+{
+	struct uprobe_task *utask = current->utask;
+	unsigned long sp = user_stack_pointer(regs), tramp, orig;
+	struct xol_area *area = get_xol_area();
+	struct return_instance *ri, *keep;
+
+	if (!area)
+		return;
+	for (keep = utask->return_instances; keep && keep->stack < sp; keep = keep->next)
+		;
+	drop_return_instances(utask, keep);
+	if (utask->depth >= MAX_URETPROBE_DEPTH) {
+		pr_warn_ratelimited("uprobes: pid %d: more than %d pending returns\n",
+				    current->pid, MAX_URETPROBE_DEPTH);
+		return;
+	}
+	ri = kzalloc(sizeof(*ri), GFP_KERNEL);
+	if (!ri)
+		return;
+	tramp = area->vaddr;
+	orig = arch_uretprobe_hijack_return_addr(tramp, regs);
+	if (orig == -1UL) {
+		kfree(ri);
+		return;
+	}
+	if (orig == tramp) {
+		/* A tail call from a function whose return is pending. */
+		if (WARN_ON_ONCE(!utask->return_instances)) {
+			kfree(ri);
+			force_sig(SIGSEGV);
+			return;
+		}
+		orig = utask->return_instances->orig_ret_vaddr;
+		ri->chained = true;
+	}
+	ri->uprobe = get_uprobe(uprobe);
+	ri->func = bp_vaddr;
+	ri->stack = sp;
+	ri->orig_ret_vaddr = orig;
+	ri->next = utask->return_instances;
+	utask->return_instances = ri;
+	utask->depth++;
+}
+
+static void run_ret_handlers(struct return_instance *ri, struct pt_regs *regs)
+{
+	struct uprobe_consumer *uc;
+	int idx;
+
+	idx = srcu_read_lock(&uprobes_srcu);
+	list_for_each_entry_srcu(uc, &ri->uprobe->consumers, cons_node,
+				 srcu_read_lock_held(&uprobes_srcu))
+		if (uc->ret_handler)
+			uc->ret_handler(uc, ri->func, regs);
+	srcu_read_unlock(&uprobes_srcu, idx);
+}
+
+/**
+ * uprobe_handle_trampoline - a probed function returned to the trampoline
+ * @regs: the task's registers, with the stack as the function left it
+ *
+ * The returning frame is the oldest pending return below the stack
+ * pointer; newer ones are frames a longjmp() skipped, dropped without
+ * their handlers.  The returning frame's handlers run, and those of the
+ * functions that tail-called from it (chained), newest first; then the
+ * task goes on at the original return address.  A task with no pending
+ * return here gets SIGILL.
+ */
+void uprobe_handle_trampoline(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+	unsigned long sp = user_stack_pointer(regs);
+	struct return_instance *ri, *last = NULL, *keep;
+
+	if (utask)
+		for (ri = utask->return_instances; ri && ri->stack < sp; ri = ri->next)
+			last = ri;
+	if (!last) {
+		force_sig(SIGILL);
+		return;
+	}
+	keep = last->next;
+	instruction_pointer_set(regs, last->orig_ret_vaddr);
+	for (ri = utask->return_instances; ri != keep; ri = ri->next)
+		if (ri->stack == last->stack)
+			run_ret_handlers(ri, regs);
+	drop_return_instances(utask, keep);
+}
+
+/* ---------------------------------------------------------------------
+ * Hits
+ */
+
+/*
+ * The probe armed at @bp_vaddr of the current mm, with a reference; NULL
+ * when there is none, with *@is_swbp telling whether a breakpoint is
+ * still there (a trap of the program's own) or not (the probe went away
+ * since the trap: the instruction is restarted).
+ */
+static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
+{
+	struct mm_struct *mm = current->mm;
+	struct uprobe *uprobe = NULL;
+	struct vm_area_struct *vma;
+	uprobe_opcode_t opcode;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, bp_vaddr);
+	if (vma && valid_vma(vma, false))
+		uprobe = find_uprobe(file_inode(vma->vm_file), vaddr_to_offset(vma, bp_vaddr));
+	mmap_read_unlock(mm);
+	if (uprobe)
+		return uprobe;
+	*is_swbp = !copy_from_user(&opcode, (void __user *)bp_vaddr, sizeof(opcode)) &&
+		   opcode == UPROBE_SWBP_INSN;
+	return NULL;
+}
+
+/*
+ * Runs the entry handlers of @uprobe's consumers, in registration order;
+ * true when each asked to be removed from this mm.
+ */
+static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want_ret)
+{
+	struct uprobe_task *utask = current->utask;
+	struct uprobe_consumer *uc;
+	bool remove = true;
+	int idx, rc;
+
+	utask->auprobe = &uprobe->arch;
+	idx = srcu_read_lock(&uprobes_srcu);
+	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
+				 srcu_read_lock_held(&uprobes_srcu)) {
+		rc = 0;
+		if (uc->handler) {
+			rc = uc->handler(uc, regs);
+			WARN_ONCE(rc & ~UPROBE_HANDLER_MASK,
+				  "uprobes: handler %ps returned %d\n", uc->handler, rc);
+		}
+		remove &= rc == UPROBE_HANDLER_REMOVE;
+		*want_ret |= uc->ret_handler != NULL;
+	}
+	srcu_read_unlock(&uprobes_srcu, idx);
+	utask->auprobe = NULL;
+	return remove;
+}
+
+/* The handlers asked the probe out of this mm: unless a filter keeps it. */
+static void handlers_remove(struct uprobe *uprobe)
+{
+	struct mm_struct *mm = current->mm;
+
+	down_read(&uprobe->register_rwsem);
+	if (!any_consumer_wants(uprobe, mm))
+		remove_from_mm(uprobe, mm);
+	up_read(&uprobe->register_rwsem);
+}
+
+/*
+ * Sets the task up to step @uprobe's instruction in an XOL slot; the
+ * step trap brings it back to handle_step().  False when it cannot
+ * (no area, no slot): the hit is then given up and restarted.
+ */
+static bool start_step(struct uprobe *uprobe, struct pt_regs *regs, unsigned long bp_vaddr)
+{
+	struct uprobe_task *utask = current->utask;
+	struct xol_area *area = get_xol_area();
+	unsigned long slot;
+	const u8 *insn;
+	size_t len;
+
+	if (!area)
+		return false;
+	slot = xol_take_slot(area);
+	if (!slot)
+		return false;
+	insn = arch_uprobe_xol_insn(&uprobe->arch, &len);
+	xol_write_slot(area, slot, insn, len);
+	if (arch_uprobe_pre_xol(&uprobe->arch, &utask->autask, regs, slot)) {
+		xol_free_slot(area, slot);
+		return false;
+	}
+	utask->active_uprobe = get_uprobe(uprobe);
+	utask->bp_vaddr = bp_vaddr;
+	utask->xol_vaddr = slot;
+	utask_set_state(utask, UTASK_SSTEP);
+	return true;
+}
+
+/* A breakpoint hit: the trap left the ip just past it. */
+static void handle_breakpoint(struct pt_regs *regs)
+{
+	unsigned long bp_vaddr = instruction_pointer(regs) - UPROBE_SWBP_INSN_SIZE;
+	bool is_swbp = false, want_ret = false;
+	struct uprobe *uprobe;
+
+	if (bp_vaddr == uprobe_get_trampoline_vaddr()) {
+		uprobe_handle_trampoline(regs);
+		return;
+	}
+	uprobe = find_active_uprobe(bp_vaddr, &is_swbp);
+	if (!uprobe) {
+		if (is_swbp)
+			force_sig(SIGTRAP);
+		else
+			instruction_pointer_set(regs, bp_vaddr);
+		return;
+	}
+	instruction_pointer_set(regs, bp_vaddr);
+	if (!get_utask() || smp_load_acquire(&uprobe->insn_state) != INSN_READY)
+		goto out;
+	if (run_handlers(uprobe, regs, &want_ret)) {
+		handlers_remove(uprobe);
+	} else if (want_ret && instruction_pointer(regs) == bp_vaddr) {
+		prepare_uretprobe(uprobe, regs, bp_vaddr);
+	}
+	/* A handler that moved the ip has taken the task elsewhere. */
+	if (instruction_pointer(regs) != bp_vaddr)
+		goto out;
+	if (arch_uprobe_emulate(&uprobe->arch, regs))
+		goto out;
+	start_step(uprobe, regs, bp_vaddr);
+out:
+	put_uprobe(uprobe);
+}
+
+/* The step ended (or was abandoned): fix the task up and free the slot. */
+static void handle_step(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	struct uprobe *uprobe = utask->active_uprobe;
+	struct xol_area *area = mm_xol_area(current->mm);
+	int err = 0;
+
+	if (utask->state == UTASK_SSTEP_ACK)
+		err = arch_uprobe_post_xol(&uprobe->arch, &utask->autask, regs,
+					   utask->xol_vaddr, utask->bp_vaddr);
+	else
+		arch_uprobe_abort_xol(&uprobe->arch, &utask->autask, regs, utask->bp_vaddr);
+	utask_set_state(utask, UTASK_RUNNING);
+	put_uprobe(uprobe);
+	utask->active_uprobe = NULL;
+	if (area)
+		xol_free_slot(area, utask->xol_vaddr);
+	utask->xol_vaddr = 0;
+	/* Signals held back during the step are due now. */
+	spin_lock_irq(&current->sighand->siglock);
+	recalc_sigpending();
+	spin_unlock_irq(&current->sighand->siglock);
+	if (err) {
+		pr_warn_ratelimited("uprobes: pid %d: the probed instruction at 0x%lx could not complete (%d)\n",
+				    current->pid, utask->bp_vaddr, err);
+		force_sig(SIGILL);
+	}
+}
+
+/**
+ * uprobe_notify_resume - the work of a hit, on the way back to user mode
+ * @regs: the task's registers
+ */
+void uprobe_notify_resume(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	clear_thread_flag(TIF_UPROBE);
+	if (utask && (utask->state == UTASK_SSTEP_ACK || utask->state == UTASK_SSTEP_TRAPPED))
+		handle_step(utask, regs);
+	else
+		handle_breakpoint(regs);
+}
+
+/**
+ * uprobe_pre_sstep_notifier - a breakpoint trap in user mode
+ * @regs: the task's registers
+ *
+ * Return: true when the trap may be ours (the mm has had probes): it is
+ * then handled on the way back to user mode.
+ */
+bool uprobe_pre_sstep_notifier(struct pt_regs *regs)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
+		return false;
+	set_thread_flag(TIF_UPROBE);
+	return true;
+}
+
+/**
+ * uprobe_post_sstep_notifier - a single-step trap in user mode
+ * @regs: the task's registers
+ *
+ * Return: true when it ends a step of ours.
+ */
+bool uprobe_post_sstep_notifier(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	if (!utask || utask->state != UTASK_SSTEP)
+		return false;
+	utask_set_state(utask, UTASK_SSTEP_ACK);
+	set_thread_flag(TIF_UPROBE);
+	return true;
+}
+
+/**
+ * uprobe_deny_signal - hold signals back while a probed instruction steps
+ *
+ * A signal that comes between the start of a step and its fixups waits
+ * for them, so that it is never delivered in the XOL slot.  If the
+ * stepped instruction itself trapped, or the signal is fatal, the step is
+ * abandoned first: the task is put back at the probed address, and the
+ * signal delivered there.
+ *
+ * Return: true when signal delivery is to wait.
+ */
+bool uprobe_deny_signal(void)
+{
+	struct task_struct *t = current;
+	struct uprobe_task *utask = t->utask;
+
+	if (!utask || utask->state == UTASK_RUNNING)
+		return false;
+	spin_lock_irq(&t->sighand->siglock);
+	clear_tsk_thread_flag(t, TIF_SIGPENDING);
+	spin_unlock_irq(&t->sighand->siglock);
+	if (utask->state == UTASK_SSTEP &&
+	    (__fatal_signal_pending(t) || arch_uprobe_xol_was_trapped(&utask->autask))) {
+		utask_set_state(utask, UTASK_SSTEP_TRAPPED);
+		set_tsk_thread_flag(t, TIF_UPROBE);
+	}
+	return true;
+}
+
+/**
+ * uprobe_get_trap_addr - the address to report for a trap
+ * @regs: the task's registers
+ *
+ * Return: the probed address while its instruction steps out of line,
+ * else the ip.
+ */
+unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	if (utask && utask->state != UTASK_RUNNING)
+		return utask->bp_vaddr;
+	return instruction_pointer(regs);
+}
+
+void __init uprobes_init(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(uprobes_by_addr); i++) {
+		INIT_HLIST_HEAD(&uprobes_by_addr[i]);
+		INIT_HLIST_HEAD(&uprobes_by_inode[i]);
+	}
+}
