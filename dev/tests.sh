@@ -3,9 +3,10 @@
 #
 # Builds, with the kernel's own selftest build (lib.mk), the programs of
 # tools/testing/selftests/uprobes from the `ours` tree into TESTS/uprobes, and
-# the test module against KERNEL_BUILD into TESTS/modules/<build name>.  The
-# programs are plain user space and serve every kernel; the module is built
-# once per kernel build.
+# the test module and the sample module (samples/uprobes) of the `ours` tree
+# against KERNEL_BUILD into TESTS/modules/<build name>, as external modules.
+# The programs are plain user space and serve every kernel; the modules are
+# built once per kernel build.
 set -euo pipefail
 
 ours=${1:?usage: tests.sh OURS_SRC KERNEL_BUILD TESTS}
@@ -19,10 +20,28 @@ mkdir -p "$tests/build"
 make -s -j"$jobs" -C "$selftest" OUTPUT="$tests/build" INSTALL_PATH="$tests/uprobes" \
 	KHDR_INCLUDES=" " install >/dev/null
 
-[ -d "$selftest/module" ] || exit 0
 kernel_src=$(readlink -f "$build/source")
 moddir=$tests/modules/$(basename "$build")
-echo "  MODULE  $moddir"
-mkdir -p "$moddir"
-rsync -a --checksum "$selftest/module/" "$moddir/"
-make -s -j"$jobs" -C "$kernel_src" O="$build" M="$moddir" modules
+
+# external_module SRC DIR [MAKE ARGS...]: builds the module sources of SRC in
+# DIR against KERNEL_BUILD.
+external_module() {
+	local src=$1 dir=$2
+	shift 2
+	echo "  MODULE  $dir"
+	mkdir -p "$dir"
+	rsync -a --checksum "$src/" "$dir/"
+	make -s -j"$jobs" -C "$kernel_src" O="$build" M="$dir" "$@" modules
+}
+
+if [ -d "$selftest/module" ]; then
+	external_module "$selftest/module" "$moddir"
+fi
+# The sample builds in a directory of its own (a Makefile each), and its
+# module goes next to the test module.  Its Makefile names it by the Kconfig
+# symbol, which the kernel's configuration does not set.
+sample=$ours/samples/uprobes
+if [ -d "$sample" ]; then
+	external_module "$sample" "$moddir/sample" CONFIG_SAMPLE_UPROBES=m
+	cp -p "$moddir/sample/uprobe_example.ko" "$moddir/"
+fi

@@ -27,6 +27,7 @@ suites=(
 	"uprobe_integrity   ./uprobe_integrity"
 	"uprobe_coverage    ./uprobe_coverage"
 	"uprobe_badreg      ./uprobe_badreg"
+	"uprobe_sample      ./uprobe_sample"
 	"ftracetest         $here/ftracetest-tap.sh"
 	"perf_probe         ./perf_probe.sh"
 	"bpftrace           ./bpftrace.sh"
@@ -54,6 +55,7 @@ cp -a "$modules/." "$work/" 2>/dev/null || true
 export UPROBE_TEST_KERNEL=$kernel
 export UPROBE_TEST_ENGINE=$engine
 export UPROBE_TEST_MODULE=$work/uprobe_test_mod.ko
+export UPROBE_SAMPLE_MODULE=$work/uprobe_example.ko
 UPROBE_TEST_SRC=$(dirname "$(readlink -f "$tests")")/src/$kernel
 export UPROBE_TEST_SRC
 

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,31 +56,14 @@ static void call_add(int n)
 		api_add(i, 1);
 }
 
-static int finit_module(int fd)
-{
-	return syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-}
-
 static int mod_unload(void)
 {
-	return syscall(SYS_delete_module, MOD_NAME, O_NONBLOCK) ? -errno : 0;
+	return kmod_unload(MOD_NAME);
 }
 
 static int mod_load(void)
 {
-	int fd, err;
-
-	fd = open(getenv("UPROBE_TEST_MODULE"), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = finit_module(fd);
-	if (err == -EEXIST) {
-		/* A test that died left it loaded: start afresh. */
-		mod_unload();
-		err = finit_module(fd);
-	}
-	close(fd);
-	return err;
+	return kmod_load(getenv("UPROBE_TEST_MODULE"), MOD_NAME, "");
 }
 
 /* Writes one printf-formatted command to the module; 0 or -errno. */

@@ -326,6 +326,35 @@ int pin_to_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+int kmod_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+int kmod_load(const char *file, const char *name, const char *params)
+{
+	int fd, err;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	if (err == -EEXIST) {
+		kmod_unload(name);
+		err = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	}
+	close(fd);
+	return err;
+}
+
+bool kmod_loaded(const char *name)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "/sys/module/%s", name);
+	return access(dir, F_OK) == 0;
+}
+
 bool engine_is_base(void)
 {
 	const char *engine = getenv("UPROBE_TEST_ENGINE");

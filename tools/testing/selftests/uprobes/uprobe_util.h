@@ -103,6 +103,17 @@ int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu);
 /* The count of counting event @fd, or -1. */
 long long perf_count(int fd);
 
+/*
+ * Loads the kernel module of file @file (finit_module) with parameters
+ * @params ("" for none); if a module @name is loaded already (left by a
+ * test that died), unloads it and tries again.  0 or -errno.
+ */
+int kmod_load(const char *file, const char *name, const char *params);
+/* Unloads module @name (delete_module, O_NONBLOCK); 0 or -errno. */
+int kmod_unload(const char *name);
+/* Whether module @name is loaded (listed in /sys/module). */
+bool kmod_loaded(const char *name);
+
 /* Pins the calling thread to CPU @cpu (-1: leaves it be); 0 or -1. */
 int pin_to_cpu(int cpu);
 
