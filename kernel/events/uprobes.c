@@ -456,6 +456,20 @@ static void drop_page_copy(struct vm_area_struct *vma, unsigned long vaddr)
  * SDT counters (ref_ctr_offset): one increment per mm the probe is armed in
  */
 
+/*
+ * Whether @vma is where the program keeps the SDT counter at file offset
+ * @offset of @inode: a private writable mapping of it.  A loader maps a
+ * library whole and read-only first, then its segments over that: the
+ * counter is in the data segment, not in that first mapping.
+ */
+static bool ref_ctr_vma(struct vm_area_struct *vma, struct inode *inode, loff_t offset)
+{
+	return vma->vm_file && file_inode(vma->vm_file) == inode &&
+	       (vma->vm_flags & (VM_WRITE | VM_MAYSHARE)) == VM_WRITE &&
+	       offset >= vaddr_to_offset(vma, vma->vm_start) &&
+	       offset < vaddr_to_offset(vma, vma->vm_end);
+}
+
 /* The mapping of @uprobe's file in @mm that holds its counter, or NULL. */
 static struct vm_area_struct *find_ref_ctr_vma(struct uprobe *uprobe,
 					       struct mm_struct *mm)
@@ -463,13 +477,9 @@ static struct vm_area_struct *find_ref_ctr_vma(struct uprobe *uprobe,
 	struct vm_area_struct *vma;
 	VMA_ITERATOR(vmi, mm, 0);
 
-	for_each_vma(vmi, vma) {
-		if (vma->vm_file && file_inode(vma->vm_file) == uprobe->inode &&
-		    !(vma->vm_flags & VM_MAYSHARE) &&
-		    uprobe->ref_ctr_offset >= vaddr_to_offset(vma, vma->vm_start) &&
-		    uprobe->ref_ctr_offset < vaddr_to_offset(vma, vma->vm_end))
+	for_each_vma(vmi, vma)
+		if (ref_ctr_vma(vma, uprobe->inode, uprobe->ref_ctr_offset))
 			return vma;
-	}
 	return NULL;
 }
 
@@ -552,15 +562,12 @@ static void apply_delayed_ref_ctrs(struct vm_area_struct *vma)
 {
 	struct delayed_ref_ctr *d, *tmp;
 	struct inode *inode = file_inode(vma->vm_file);
-	loff_t start = vaddr_to_offset(vma, vma->vm_start);
-	loff_t end = vaddr_to_offset(vma, vma->vm_end);
 
-	if (list_empty_careful(&delayed_ref_ctrs) || (vma->vm_flags & VM_MAYSHARE))
+	if (list_empty_careful(&delayed_ref_ctrs))
 		return;
 	mutex_lock(&delayed_lock);
 	list_for_each_entry_safe(d, tmp, &delayed_ref_ctrs, node) {
-		if (d->mm != vma->vm_mm || d->uprobe->inode != inode ||
-		    d->uprobe->ref_ctr_offset < start || d->uprobe->ref_ctr_offset >= end)
+		if (d->mm != vma->vm_mm || !ref_ctr_vma(vma, inode, d->uprobe->ref_ctr_offset))
 			continue;
 		add_to_ref_ctr(vma->vm_mm, offset_to_vaddr(vma, d->uprobe->ref_ctr_offset), 1);
 		drop_delayed(d);
@@ -1442,11 +1449,24 @@ void uprobe_copy_process(struct task_struct *t, unsigned long flags)
  */
 
 /*
+ * Drops the pending returns whose frames are gone: those below the stack
+ * pointer @sp (a longjmp() left them), and the one at @sp itself unless
+ * the return address there is still the trampoline (@chained).
+ */
+static void drop_dead_returns(struct uprobe_task *utask, unsigned long sp, bool chained)
+{
+	struct return_instance *keep = utask->return_instances;
+
+	while (keep && (keep->stack < sp || (keep->stack == sp && !chained)))
+		keep = keep->next;
+	drop_return_instances(utask, keep);
+}
+
+/*
  * At the entry of a function probed with return handlers: replaces its
- * return address with the trampoline and remembers the original.  Frames
- * that a longjmp() left (pending returns below the stack pointer) are
- * dropped first.  Past MAX_URETPROBE_DEPTH pending returns the new one is
- * not taken: the outer frames keep theirs.
+ * return address with the trampoline and remembers the original.  Past
+ * MAX_URETPROBE_DEPTH pending returns the new one is not taken: the outer
+ * frames keep theirs.
  */
 static void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 			      unsigned long bp_vaddr)
@@ -1454,44 +1474,47 @@ static void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 	struct uprobe_task *utask = current->utask;
 	unsigned long sp = user_stack_pointer(regs), tramp, orig;
 	struct xol_area *area = get_xol_area();
-	struct return_instance *ri, *keep;
+	struct return_instance *ri;
+	bool chained;
 
 	if (!area)
 		return;
-	for (keep = utask->return_instances; keep && keep->stack < sp; keep = keep->next)
-		;
-	drop_return_instances(utask, keep);
-	if (utask->depth >= MAX_URETPROBE_DEPTH) {
-		pr_warn_ratelimited("uprobes: pid %d: more than %d pending returns\n",
-				    current->pid, MAX_URETPROBE_DEPTH);
-		return;
-	}
 	ri = kzalloc(sizeof(*ri), GFP_KERNEL);
 	if (!ri)
 		return;
 	tramp = area->vaddr;
 	orig = arch_uretprobe_hijack_return_addr(tramp, regs);
-	if (orig == -1UL) {
-		kfree(ri);
-		return;
+	if (orig == -1UL)
+		goto free;
+	/* A tail call from a function whose return is pending. */
+	chained = orig == tramp;
+	drop_dead_returns(utask, sp, chained);
+	if (utask->depth >= MAX_URETPROBE_DEPTH) {
+		pr_warn_ratelimited("uprobes: pid %d: more than %d pending returns\n",
+				    current->pid, MAX_URETPROBE_DEPTH);
+		if (!chained)
+			arch_uretprobe_hijack_return_addr(orig, regs);
+		goto free;
 	}
-	if (orig == tramp) {
-		/* A tail call from a function whose return is pending. */
-		if (WARN_ON_ONCE(!utask->return_instances)) {
-			kfree(ri);
+	if (chained) {
+		if (!utask->return_instances) {
 			force_sig(SIGSEGV);
-			return;
+			goto free;
 		}
 		orig = utask->return_instances->orig_ret_vaddr;
-		ri->chained = true;
 	}
 	ri->uprobe = get_uprobe(uprobe);
 	ri->func = bp_vaddr;
 	ri->stack = sp;
 	ri->orig_ret_vaddr = orig;
+	ri->chained = chained;
 	ri->next = utask->return_instances;
 	utask->return_instances = ri;
 	utask->depth++;
+	return;
+
+free:
+	kfree(ri);
 }
 
 static void run_ret_handlers(struct return_instance *ri, struct pt_regs *regs)
