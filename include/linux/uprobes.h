@@ -218,13 +218,13 @@ static inline struct uprobe *
 uprobe_register(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
 		struct uprobe_consumer *uc)
 {
-	return ERR_PTR(-ENOSYS);
+	return ERR_PTR(-EOPNOTSUPP);
 }
 
 static inline int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc,
 			       bool add)
 {
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 static inline void uprobe_unregister_nosync(struct uprobe *uprobe,

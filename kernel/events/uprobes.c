@@ -14,7 +14,7 @@
  * get_user_pages_remote() breaks copy-on-write): the page cache and the
  * file are never written.  Disarming writes the original byte back and,
  * when the copy is then the same as the file's page, unmaps the copy so
- * that the process maps the file's page again.  register_for_each_vma()
+ * that the process maps the file's page again.  walk_mappings()
  * walks the file's mappings to arm or disarm every process; uprobe_mmap()
  * arms each new mapping; fork keeps the breakpoints because the child
  * copies the parent's pages.
@@ -99,7 +99,7 @@ struct uprobe {
 	refcount_t ref;
 	struct rw_semaphore register_rwsem;
 	struct list_head consumers;
-	struct mutex insn_mutex;
+	struct mutex insn_mutex;	/* guards insn_state, insn_err, arch */
 	enum uprobe_insn_state insn_state;
 	int insn_err;
 	struct inode *inode;
@@ -321,6 +321,7 @@ static int prepare_insn(struct uprobe *uprobe, struct file *file)
 {
 	int err;
 
+	/* Pairs with the release below: READY means @arch is filled in. */
 	if (smp_load_acquire(&uprobe->insn_state) == INSN_READY)
 		return 0;
 	mutex_lock(&uprobe->insn_mutex);
@@ -336,6 +337,7 @@ static int prepare_insn(struct uprobe *uprobe, struct file *file)
 		uprobe->insn_err = err;
 		uprobe->insn_state = INSN_REFUSED;
 	} else {
+		/* @arch before READY: the lockless readers rely on it. */
 		smp_store_release(&uprobe->insn_state, INSN_READY);
 	}
 unlock:
@@ -474,8 +476,8 @@ static bool ref_ctr_vma(struct vm_area_struct *vma, struct inode *inode, loff_t 
 static struct vm_area_struct *find_ref_ctr_vma(struct uprobe *uprobe,
 					       struct mm_struct *mm)
 {
-	struct vm_area_struct *vma;
 	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
 
 	for_each_vma(vmi, vma)
 		if (ref_ctr_vma(vma, uprobe->inode, uprobe->ref_ctr_offset))
@@ -645,6 +647,7 @@ static int remove_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 
 	mmap_assert_write_locked(mm);
 
+	/* Not READY: never armed.  READY: arch.insn holds the original byte. */
 	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
 		return 0;
 	page = get_mm_page(mm, vaddr, false);
@@ -787,9 +790,9 @@ static struct vm_area_struct *site_vma(struct uprobe *uprobe, struct mm_struct *
  * Arms @uprobe where @uc wants it (@uc non-NULL), or disarms it where no
  * consumer wants it any more (@uc NULL), in every process mapping it.
  */
-static int register_for_each_vma(struct uprobe *uprobe, struct uprobe_consumer *uc)
+static int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc)
 {
-	bool arming = uc != NULL;
+	bool arming = !!uc;
 	struct map_site *sites;
 	struct vm_area_struct *vma;
 	int n, i, err = 0, one;
@@ -828,8 +831,8 @@ unlock_dup:
 /* Disarms @uprobe in every vma of @mm where it is armed. */
 static void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm)
 {
-	struct vm_area_struct *vma;
 	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
 
 	mmap_write_lock(mm);
 	for_each_vma(vmi, vma) {
@@ -877,7 +880,7 @@ static void unregister_consumer(struct uprobe *uprobe, struct uprobe_consumer *u
 	lockdep_assert_held_write(&uprobe->register_rwsem);
 
 	list_del_rcu(&uc->cons_node);
-	register_for_each_vma(uprobe, NULL);
+	walk_mappings(uprobe, NULL);
 	if (list_empty(&uprobe->consumers))
 		remove_uprobe(uprobe);
 }
@@ -939,7 +942,7 @@ retry:
 	if (err)
 		goto remove;
 	list_add_tail_rcu(&uc->cons_node, &uprobe->consumers);
-	err = register_for_each_vma(uprobe, uc);
+	err = walk_mappings(uprobe, uc);
 	if (err)
 		goto unregister;
 	up_write(&uprobe->register_rwsem);
@@ -976,7 +979,7 @@ int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc, bool add)
 
 	down_write(&uprobe->register_rwsem);
 	if (has_consumer(uprobe, uc))
-		err = register_for_each_vma(uprobe, add ? uc : NULL);
+		err = walk_mappings(uprobe, add ? uc : NULL);
 	up_write(&uprobe->register_rwsem);
 	return err;
 }
@@ -1189,6 +1192,7 @@ static struct xol_area *alloc_xol_area(unsigned long vaddr)
 
 static void publish_xol_area(struct mm_struct *mm, struct xol_area *area)
 {
+	/* The area is filled in before lockless readers can see it. */
 	smp_store_release(&mm->uprobes_state.xol_area, area);
 	set_bit(MMF_HAS_UPROBES, &mm->flags);
 }
@@ -1270,6 +1274,7 @@ static void xol_free_slot(struct xol_area *area, unsigned long vaddr)
 	if (WARN_ON_ONCE(!slot || slot >= XOL_SLOTS))
 		return;
 	clear_bit(slot, area->slots);
+	/* The freed slot is visible before the check for waiters. */
 	smp_mb__after_atomic();
 	if (wq_has_sleeper(&area->wq))
 		wake_up(&area->wq);
@@ -1613,7 +1618,8 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want
 				  "uprobes: handler %ps returned %d\n", uc->handler, rc);
 		}
 		remove &= rc == UPROBE_HANDLER_REMOVE;
-		*want_ret |= uc->ret_handler != NULL;
+		if (uc->ret_handler)
+			*want_ret = true;
 	}
 	srcu_read_unlock(&uprobes_srcu, idx);
 	utask->auprobe = NULL;
@@ -1682,13 +1688,13 @@ static void handle_breakpoint(struct pt_regs *regs)
 		return;
 	}
 	instruction_pointer_set(regs, bp_vaddr);
+	/* An armed probe is READY; the acquire makes its arch visible. */
 	if (!get_utask() || smp_load_acquire(&uprobe->insn_state) != INSN_READY)
 		goto out;
-	if (run_handlers(uprobe, regs, &want_ret)) {
+	if (run_handlers(uprobe, regs, &want_ret))
 		handlers_remove(uprobe);
-	} else if (want_ret && instruction_pointer(regs) == bp_vaddr) {
+	else if (want_ret && instruction_pointer(regs) == bp_vaddr)
 		prepare_uretprobe(uprobe, regs, bp_vaddr);
-	}
 	/* A handler that moved the ip has taken the task elsewhere. */
 	if (instruction_pointer(regs) != bp_vaddr)
 		goto out;
