@@ -7,7 +7,9 @@
 # the files we touch, then one commit per part: our hunks for other kernel
 # files (patches/), then each overlay.list entry.  A patch whose header has
 # "Overlay-with: PATH" goes into the commit of that overlay entry instead, so
-# that, say, the MAINTAINERS line for new files comes with the files.
+# that, say, the MAINTAINERS line for new files comes with the files.  The
+# patches are applied, in the commits' order, as dev/tree.sh applies them in
+# their numbers' order: so the numbers follow the series.
 set -euo pipefail
 
 out=$(readlink -m "${1:?usage: series.sh OUTDIR}")
@@ -32,10 +34,12 @@ done <"$top/out/src/ours.manifest"
 git_ add -A
 git_ commit -q --allow-empty -m "base: linux-source-6.12 $version"
 
+# commit_part SUBJECT BODY PATCHES PATH...: a commit of the PATHs as they
+# are in `ours`, and of the patches named (space-separated) in PATCHES.
 commit_part() {
-	local subject=$1 body=$2
-	shift 2
-	local path
+	local subject=$1 body=$2 patches=$3
+	shift 3
+	local path patch
 	for path in "$@"; do
 		rm -rf "${repo:?}/$path"
 		if [ -e "$ours/$path" ]; then
@@ -43,13 +47,12 @@ commit_part() {
 			cp -r "$ours/$path" "$repo/$path"
 		fi
 	done
+	for patch in $patches; do
+		patch -s -p1 -d "$repo" --no-backup-if-mismatch <"$patch"
+	done
 	git_ add -A
 	git_ diff --cached --quiet ||
 		git_ commit -q -m "$subject" -m "$body" -m "Signed-off-by: $author"
-}
-
-patch_files() {
-	sed -n 's#^+++ b/\([^[:space:]]*\).*#\1#p' "$1"
 }
 
 overlay_with() {
@@ -59,23 +62,24 @@ overlay_with() {
 for patch in "$top"/patches/*.patch; do
 	[ -e "$patch" ] && [ -z "$(overlay_with "$patch")" ] || continue
 	subject=$(sed -n 's/^Subject: *//p' "$patch" | head -n 1)
-	mapfile -t files < <(patch_files "$patch")
-	commit_part "${subject:-$(basename "$patch" .patch)}" "From patches/$(basename "$patch")." "${files[@]}"
+	commit_part "${subject:-$(basename "$patch" .patch)}" "From patches/$(basename "$patch")." \
+		"$patch"
 done
 # The description of a patch: what stands between its header and its diff.
 patch_body() {
 	sed -n '/^Overlay-with:/,/^--- /p' "$1" | sed -e '1d' -e '$d'
 }
 
-while read -r path subject; do
-	files=("$path")
+while IFS=$'\t' read -r paths subject; do
+	read -r -a files <<<"$paths"
 	body="Part of the uprobes overlay (overlay.list)."
+	patches=""
 	for patch in "$top"/patches/*.patch; do
-		[ -e "$patch" ] && [ "$(overlay_with "$patch")" = "$path" ] || continue
-		mapfile -t -O ${#files[@]} files < <(patch_files "$patch")
+		[ -e "$patch" ] && [[ " $paths " == *" $(overlay_with "$patch") "* ]] || continue
+		patches+=" $patch"
 		body+=$'\n'$(patch_body "$patch")
 	done
-	commit_part "${subject:-uprobes: add $path}" "$body" "${files[@]}"
+	commit_part "${subject:-uprobes: add ${files[0]}}" "$body" "$patches" "${files[@]}"
 done < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$top/overlay.list")
 
 rm -rf "$out"

@@ -39,11 +39,11 @@ unpack_base() {
 	echo "$version" >"$src/upstream.version"
 }
 
-# The first field of each line of the overlay lists (the rest is the
-# subject of its commit in the patch series).
+# The paths of the overlay lists: each line has paths separated by spaces,
+# a tab, and the subject of its commit in the patch series.
 overlay_lists=("$top/overlay.list")
 overlay_paths() {
-	grep -h -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "${overlay_lists[@]}" | awk '{ print $1 }'
+	grep -h -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "${overlay_lists[@]}" | cut -f1 | tr ' ' '\n'
 }
 
 # Build in $1 the files of `ours` that differ from the base.
