@@ -28,6 +28,7 @@ suites=(
 	"uprobe_coverage    ./uprobe_coverage"
 	"uprobe_badreg      ./uprobe_badreg"
 	"uprobe_sample      ./uprobe_sample"
+	"uprobe_signals     ./uprobe_signals"
 	"ftracetest         $here/ftracetest-tap.sh"
 	"perf_probe         ./perf_probe.sh"
 	"bpftrace           ./bpftrace.sh"

@@ -116,6 +116,10 @@ struct return_instance {
  * @bp_vaddr: the address of the breakpoint being handled
  * @xol_vaddr: the XOL slot in use while stepping, or 0
  * @autask: architecture state kept across a step
+ * @own_slot: the XOL slot this task keeps for instructions that run out of
+ *	line without a step (a copy, then a jump back), or 0
+ * @own_bp_vaddr: the probed address of the copy in @own_slot
+ * @own_len: the length of that instruction
  * @vaddr: free for the consumers while their handler runs: trace_uprobe
  *	and BPF keep their dispatch data there.  The core never reads it.
  * @return_instances: pending return probes, newest first
@@ -128,6 +132,9 @@ struct uprobe_task {
 	unsigned long bp_vaddr;
 	unsigned long xol_vaddr;
 	struct arch_uprobe_task autask;
+	unsigned long own_slot;
+	unsigned long own_bp_vaddr;
+	unsigned int own_len;
 	unsigned long vaddr;
 
 	struct return_instance *return_instances;
@@ -179,6 +186,12 @@ void uprobe_handle_trampoline(struct pt_regs *regs);
  * arch_uprobe_emulate() handles a hit without executing the instruction,
  * when analysis said it can; true if it did (@regs then point past it).
  *
+ * arch_uprobe_xol_direct() writes to @code (UPROBE_XOL_SLOT_BYTES) what
+ * runs the instruction out of line without a step: a copy, then a jump to
+ * the next instruction; its length, or 0 when the instruction (or the
+ * task, traced by a debugger) needs a step.  *@insn_len gets the length of
+ * the copied instruction.
+ *
  * arch_uprobe_xol_insn() gives the bytes to copy into an XOL slot (at most
  * UPROBE_XOL_SLOT_BYTES).  arch_uprobe_pre_xol() sets @regs up to step
  * them at @slot; arch_uprobe_post_xol() undoes that after the step trap
@@ -194,6 +207,8 @@ void uprobe_handle_trampoline(struct pt_regs *regs);
  */
 int arch_uprobe_analyze_insn(struct arch_uprobe *aup, bool ia32);
 bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs);
+size_t arch_uprobe_xol_direct(struct arch_uprobe *aup, struct pt_regs *regs,
+			      unsigned long bp_vaddr, u8 *code, size_t *insn_len);
 const u8 *arch_uprobe_xol_insn(struct arch_uprobe *aup, size_t *len);
 int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
 			struct pt_regs *regs, unsigned long slot);

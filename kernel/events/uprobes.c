@@ -63,6 +63,7 @@
 
 #define UPROBES_HASH_BITS	10
 #define XOL_SLOTS		(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
+#define XOL_SHARED_SLOTS	16	/* never kept by a task: left for steps */
 
 /**
  * enum uprobe_insn_state - whether a probe's instruction is known
@@ -1267,6 +1268,25 @@ static unsigned long xol_take_slot(struct xol_area *area)
 	}
 }
 
+/*
+ * A slot for the current task to keep (uprobe_task.own_slot), or 0 when
+ * taking one would leave fewer than XOL_SHARED_SLOTS for steps.
+ */
+static unsigned long xol_take_own_slot(struct xol_area *area)
+{
+	unsigned long slot;
+
+	for (;;) {
+		if (bitmap_weight(area->slots, XOL_SLOTS) >= XOL_SLOTS - XOL_SHARED_SLOTS)
+			return 0;
+		slot = find_first_zero_bit(area->slots, XOL_SLOTS);
+		if (slot >= XOL_SLOTS)
+			return 0;
+		if (!test_and_set_bit(slot, area->slots))
+			return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
+	}
+}
+
 static void xol_free_slot(struct xol_area *area, unsigned long vaddr)
 {
 	unsigned long slot = (vaddr - area->vaddr) / UPROBE_XOL_SLOT_BYTES;
@@ -1402,6 +1422,8 @@ void uprobe_free_utask(struct task_struct *t)
 	area = t->mm ? mm_xol_area(t->mm) : NULL;
 	if (utask->xol_vaddr && area)
 		xol_free_slot(area, utask->xol_vaddr);
+	if (utask->own_slot && area)
+		xol_free_slot(area, utask->own_slot);
 	kfree(utask);
 	t->utask = NULL;
 }
@@ -1638,6 +1660,59 @@ static void handlers_remove(struct uprobe *uprobe)
 }
 
 /*
+ * Runs @uprobe's instruction out of line without a step, when it can: the
+ * task's own slot gets a copy followed by a jump back, and the task goes
+ * there.  Nothing comes back to the kernel; a signal that finds the task
+ * in the copy is delivered as if at the probed place (leave_own_slot()).
+ */
+static bool run_direct(struct uprobe *uprobe, struct pt_regs *regs, unsigned long bp_vaddr)
+{
+	struct uprobe_task *utask = current->utask;
+	u8 code[UPROBE_XOL_SLOT_BYTES];
+	struct xol_area *area;
+	size_t len, insn_len;
+
+	len = arch_uprobe_xol_direct(&uprobe->arch, regs, bp_vaddr, code, &insn_len);
+	if (!len)
+		return false;
+	area = get_xol_area();
+	if (!area)
+		return false;
+	if (!utask->own_slot)
+		utask->own_slot = xol_take_own_slot(area);
+	if (!utask->own_slot)
+		return false;
+	xol_write_slot(area, utask->own_slot, code, len);
+	utask->own_bp_vaddr = bp_vaddr;
+	utask->own_len = insn_len;
+	instruction_pointer_set(regs, utask->own_slot);
+	return true;
+}
+
+/* Where @ip in the task's own slot stands for in the probed code, or 0. */
+static unsigned long own_slot_origin(struct uprobe_task *utask, unsigned long ip)
+{
+	if (!utask || !utask->own_slot || ip < utask->own_slot ||
+	    ip > utask->own_slot + utask->own_len)
+		return 0;
+	return utask->own_bp_vaddr + (ip - utask->own_slot);
+}
+
+/*
+ * A task about to take a signal in its own slot (before the copied
+ * instruction, or at the jump back) is moved to the same point of the
+ * probed code, so that no signal frame, debugger or core dump sees the
+ * XOL page.
+ */
+static void leave_own_slot(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	unsigned long origin = own_slot_origin(utask, instruction_pointer(regs));
+
+	if (origin)
+		instruction_pointer_set(regs, origin);
+}
+
+/*
  * Sets the task up to step @uprobe's instruction in an XOL slot; the
  * step trap brings it back to handle_step().  False when it cannot
  * (no area, no slot): the hit is then given up and restarted.
@@ -1698,7 +1773,7 @@ static void handle_breakpoint(struct pt_regs *regs)
 	/* A handler that moved the ip has taken the task elsewhere. */
 	if (instruction_pointer(regs) != bp_vaddr)
 		goto out;
-	if (arch_uprobe_emulate(&uprobe->arch, regs))
+	if (arch_uprobe_emulate(&uprobe->arch, regs) || run_direct(uprobe, regs, bp_vaddr))
 		goto out;
 	start_step(uprobe, regs, bp_vaddr);
 out:
@@ -1786,8 +1861,10 @@ bool uprobe_post_sstep_notifier(struct pt_regs *regs)
 /**
  * uprobe_deny_signal - hold signals back while a probed instruction steps
  *
- * A signal that comes between the start of a step and its fixups waits
- * for them, so that it is never delivered in the XOL slot.  If the
+ * A signal that finds the task in its own slot is delivered as if the
+ * task were at the probed code.  A signal that comes between the start of
+ * a step and its fixups waits for them, so that it is never delivered in
+ * the XOL slot.  If the
  * stepped instruction itself trapped, or the signal is fatal, the step is
  * abandoned first: the task is put back at the probed address, and the
  * signal delivered there.
@@ -1799,6 +1876,7 @@ bool uprobe_deny_signal(void)
 	struct task_struct *t = current;
 	struct uprobe_task *utask = t->utask;
 
+	leave_own_slot(utask, task_pt_regs(t));
 	if (!utask || utask->state == UTASK_RUNNING)
 		return false;
 	spin_lock_irq(&t->sighand->siglock);
@@ -1816,16 +1894,17 @@ bool uprobe_deny_signal(void)
  * uprobe_get_trap_addr - the address to report for a trap
  * @regs: the task's registers
  *
- * Return: the probed address while its instruction steps out of line,
+ * Return: the probed address while its instruction runs out of line,
  * else the ip.
  */
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
+	unsigned long origin = own_slot_origin(utask, instruction_pointer(regs));
 
 	if (utask && utask->state != UTASK_RUNNING)
 		return utask->bp_vaddr;
-	return instruction_pointer(regs);
+	return origin ?: instruction_pointer(regs);
 }
 
 void __init uprobes_init(void)

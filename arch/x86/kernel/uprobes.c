@@ -57,6 +57,7 @@
 #include <linux/string.h>
 #include <linux/syscalls.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
 #include <linux/uprobes.h>
 
 #include <asm/debugreg.h>
@@ -759,6 +760,49 @@ bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs)
  *
  * Return: the copy, with any RIP-relative operand rewritten.
  */
+/*
+ * jmp *0(%rip), then the 8-byte target: a jump anywhere that uses no
+ * register, so the XOL page need not be near the probed code.
+ */
+#define UPROBE_JMP_BACK_LEN	14
+
+/**
+ * arch_uprobe_xol_direct - code that runs the instruction out of line
+ *	without a single-step trap
+ * @aup: the probed instruction
+ * @regs: the task's registers, at the breakpoint
+ * @bp_vaddr: the probed address
+ * @code: where to write the code (UPROBE_XOL_SLOT_BYTES)
+ * @insn_len: set to the length of the copied instruction
+ *
+ * An instruction whose only fixup after a step is moving the ip back (no
+ * RIP-relative operand, no branch, no push of the ip) runs the same from
+ * anywhere: its copy, followed by a jump to the next original
+ * instruction, does the work of a step and its fixup with no trap at all.
+ * A task with TF set of its own (a debugger steps it) must see its step
+ * trap, so it is stepped.
+ *
+ * Return: the length of the code, or 0 when the instruction must be
+ * stepped.
+ */
+size_t arch_uprobe_xol_direct(struct arch_uprobe *aup, struct pt_regs *regs,
+			      unsigned long bp_vaddr, u8 *code, size_t *insn_len)
+{
+	unsigned long next = bp_vaddr + aup->len;
+
+	BUILD_BUG_ON(MAX_UINSN_BYTES + UPROBE_JMP_BACK_LEN > UPROBE_XOL_SLOT_BYTES);
+	if (aup->kind != UPROBE_KIND_STEP || aup->fixups != UPROBE_FIX_IP ||
+	    (regs->flags & X86_EFLAGS_TF))
+		return 0;
+	memcpy(code, aup->ixol, aup->len);
+	code[aup->len] = 0xff;		/* jmp *0(%rip) */
+	code[aup->len + 1] = 0x25;
+	put_unaligned(0, (u32 *)&code[aup->len + 2]);
+	put_unaligned(next, (u64 *)&code[aup->len + 6]);
+	*insn_len = aup->len;
+	return aup->len + UPROBE_JMP_BACK_LEN;
+}
+
 const u8 *arch_uprobe_xol_insn(struct arch_uprobe *aup, size_t *len)
 {
 	*len = aup->len;

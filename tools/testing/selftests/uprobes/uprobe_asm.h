@@ -18,4 +18,14 @@ extern const unsigned char badreg_cli[], badreg_long[], badreg_vex[];
 long tail_a(long x);
 long tail_b(long x);
 
+/*
+ * uprobe_signals.c: sig_load(p) loads *p; sig_div(a, b) divides a by b,
+ * the idiv at the label sig_div_insn; sig_inc(x) returns x + 1 with a lea.
+ * None of them is emulated: each runs out of line.
+ */
+long sig_load(const long *p);
+long sig_div(long a, long b);
+long sig_inc(long x);
+extern const unsigned char sig_div_insn[];
+
 #endif

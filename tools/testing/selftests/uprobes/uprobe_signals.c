@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_signals: signals that meet a probed instruction while the kernel
+ * runs it out of line are delivered as if the instruction ran in place.
+ * A probed load that faults, and a probed division by zero, raise their
+ * signal with the probed address in the signal context (and in si_addr for
+ * the division); a stream of timer signals over a probed loop never shows
+ * a handler an address in the [uprobes] mapping, and the loop's result is
+ * right.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "../kselftest_harness.h"
+#include "uprobe_asm.h"
+#include "uprobe_util.h"
+
+asm(".pushsection .text\n"
+	".globl sig_load\n"
+	".type sig_load, @function\n"
+	"sig_load:\n"
+	"	mov (%rdi), %rax\n"
+	"	ret\n"
+	".size sig_load, .-sig_load\n"
+	".globl sig_div\n"
+	".type sig_div, @function\n"
+	"sig_div:\n"
+	"	mov %rdi, %rax\n"
+	"	cqo\n"
+	".globl sig_div_insn\n"
+	"sig_div_insn:\n"
+	"	idiv %rsi\n"
+	"	ret\n"
+	".size sig_div, .-sig_div\n"
+	".globl sig_inc\n"
+	".type sig_inc, @function\n"
+	"sig_inc:\n"
+	"	lea 1(%rdi), %rax\n"
+	"	ret\n"
+	".size sig_inc, .-sig_inc\n"
+	".popsection\n");
+
+#define TIMER_TICKS	200		/* timer signals to take */
+#define TIMER_CALLS_MAX	20000000L	/* calls at most, waiting for them */
+
+/* Written by the signal handlers; read with atomics, not volatile. */
+static sigjmp_buf escape;
+static unsigned long sig_ip, sig_addr, xol_start, xol_end;
+static long ticks, ticks_in_xol;
+
+static void on_fault(int sig, siginfo_t *info, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	sig_ip = uc->uc_mcontext.gregs[REG_RIP];
+	sig_addr = (unsigned long)info->si_addr;
+	siglongjmp(escape, sig);
+}
+
+static void on_tick(int sig, siginfo_t *info, void *ctx)
+{
+	unsigned long ip = ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+
+	__atomic_fetch_add(&ticks, 1, __ATOMIC_RELAXED);
+	if (ip >= xol_start && ip < xol_end)
+		__atomic_fetch_add(&ticks_in_xol, 1, __ATOMIC_RELAXED);
+}
+
+static int catch(int sig, void (*fn)(int, siginfo_t *, void *))
+{
+	struct sigaction sa = { .sa_sigaction = fn, .sa_flags = SA_SIGINFO | SA_RESTART };
+
+	return sigaction(sig, &sa, NULL);
+}
+
+/* The [uprobes] mapping of this process; 0 when there is none. */
+static int find_xol(unsigned long *start, unsigned long *end)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[512];
+	int found = 0;
+
+	if (!maps)
+		return 0;
+	while (!found && fgets(line, sizeof(line), maps))
+		found = strstr(line, "[uprobes]") &&
+			sscanf(line, "%lx-%lx", start, end) == 2;
+	fclose(maps);
+	return found;
+}
+
+FIXTURE(sig) {
+	int fd;
+};
+
+FIXTURE_SETUP(sig)
+{
+	self->fd = -1;
+}
+
+FIXTURE_TEARDOWN(sig)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
+	signal(SIGALRM, SIG_DFL);
+}
+
+/* A counting probe on @addr of this program, for this process. */
+static int probe(struct __test_metadata *_metadata, const void *addr)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(addr), 0, 0));
+	fd = perf_open(&attr, 0, -1);
+	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %d", fd);
+	return fd;
+}
+
+/* A probed load from NULL: SIGSEGV at the load, for address 0. */
+TEST_F(sig, fault_at_probed_load)
+{
+	long value = 5;
+	int sig;
+
+	self->fd = probe(_metadata, sig_load);
+	ASSERT_EQ(5, sig_load(&value));
+	ASSERT_EQ(0, catch(SIGSEGV, on_fault));
+	sig = sigsetjmp(escape, 1);
+	if (!sig)
+		sig_load(NULL);
+	EXPECT_EQ(SIGSEGV, sig);
+	EXPECT_EQ((unsigned long)sig_load, __atomic_load_n(&sig_ip, __ATOMIC_RELAXED));
+	EXPECT_EQ(0UL, __atomic_load_n(&sig_addr, __ATOMIC_RELAXED));
+	EXPECT_EQ(2, perf_count(self->fd));
+	/* The probe still works after the signal. */
+	EXPECT_EQ(5, sig_load(&value));
+	EXPECT_EQ(3, perf_count(self->fd));
+}
+
+/* A probed division by zero: SIGFPE with the probed address. */
+TEST_F(sig, divide_error_at_probed_idiv)
+{
+	int sig;
+
+	self->fd = probe(_metadata, sig_div_insn);
+	ASSERT_EQ(-7, sig_div(-42, 6));
+	ASSERT_EQ(0, catch(SIGFPE, on_fault));
+	sig = sigsetjmp(escape, 1);
+	if (!sig)
+		sig_div(1, 0);
+	EXPECT_EQ(SIGFPE, sig);
+	EXPECT_EQ((unsigned long)sig_div_insn, __atomic_load_n(&sig_ip, __ATOMIC_RELAXED));
+	EXPECT_EQ((unsigned long)sig_div_insn, __atomic_load_n(&sig_addr, __ATOMIC_RELAXED));
+	EXPECT_EQ(2, perf_count(self->fd));
+}
+
+/*
+ * Timer signals all through a probed loop: no handler sees the XOL page,
+ * and the loop computes what it computes unprobed.  A signal that comes
+ * before the copied instruction ran sends the task back to the probe, so
+ * the probe may count a few hits more than calls, never fewer.
+ */
+TEST_F(sig, timer_never_sees_xol)
+{
+	struct itimerval every = { { 0, 200 }, { 0, 200 } }, off = { 0 };
+	long i, sum = 0, taken;
+
+	self->fd = probe(_metadata, sig_inc);
+	ASSERT_EQ(8, sig_inc(7));
+	ASSERT_TRUE(find_xol(&xol_start, &xol_end))
+		TH_LOG("no [uprobes] mapping after a hit");
+	ticks = 0;
+	ticks_in_xol = 0;
+	ASSERT_EQ(0, catch(SIGALRM, on_tick));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &every, NULL));
+	for (i = 0; i < TIMER_CALLS_MAX; i++) {
+		if (__atomic_load_n(&ticks, __ATOMIC_RELAXED) >= TIMER_TICKS)
+			break;
+		sum += sig_inc(i);
+	}
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &off, NULL));
+	taken = __atomic_load_n(&ticks, __ATOMIC_RELAXED);
+	TH_LOG("%ld timer signals, %lld hits for %ld calls", taken, perf_count(self->fd), i + 1);
+	EXPECT_EQ(i * (i + 1) / 2, sum);
+	EXPECT_LE(TIMER_TICKS, taken);
+	EXPECT_EQ(0, __atomic_load_n(&ticks_in_xol, __ATOMIC_RELAXED));
+	EXPECT_LE(i + 1, perf_count(self->fd));
+}
+
+TEST_HARNESS_MAIN
