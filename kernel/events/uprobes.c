@@ -22,8 +22,10 @@
  * Hits.  The int3 trap only flags the task (TIF_UPROBE); the work is done
  * in uprobe_notify_resume() on the way back to user mode, where the
  * consumers' handlers may sleep.  The probed instruction is then emulated
- * by the architecture, or copied to a slot of the per-mm XOL ("execute
- * out of line") area and single-stepped there.  A return probe replaces
+ * by the architecture; or, when only the ip needs fixing afterwards, run
+ * from the task's own slot of the per-mm XOL ("execute out of line") area
+ * followed by a jump back, with no further trap; or copied to a slot and
+ * single-stepped there, with fixups after the step.  A return probe replaces
  * the return address with the XOL area's trampoline, which brings the
  * task back to uprobe_handle_trampoline() when the function returns.
  *
@@ -36,6 +38,9 @@
  *         uprobe->insn_mutex	reading and analysing the instruction
  *         delayed_lock		SDT counters waiting for their mapping
  *     uprobes_lock		writers of the two hash tables
+ *
+ * A hit whose handlers ask for the probe's removal takes register_rwsem
+ * (read), then mmap_lock, like register does.
  *
  * uprobe_mmap() runs under mmap_lock (write) from mm, so it never takes
  * register_rwsem: it reads the consumer lists under uprobes_srcu, and the
@@ -1012,11 +1017,13 @@ EXPORT_SYMBOL_GPL(uprobe_unregister_nosync);
  * uprobe_unregister_sync - wait for the handlers of detached consumers
  *
  * When this returns, no handler of a consumer detached before the call
- * is running or will run.
+ * is running or will run.  The wait is expedited: the tracers call this
+ * once per event they disable, and the readers it waits for are only
+ * handlers running right now.
  */
 void uprobe_unregister_sync(void)
 {
-	synchronize_srcu(&uprobes_srcu);
+	synchronize_srcu_expedited(&uprobes_srcu);
 }
 EXPORT_SYMBOL_GPL(uprobe_unregister_sync);
 
@@ -1300,16 +1307,23 @@ static void xol_free_slot(struct xol_area *area, unsigned long vaddr)
 		wake_up(&area->wq);
 }
 
-/* The slot gets @insn, then breakpoints: nothing past it runs unnoticed. */
+/*
+ * The slot gets @insn, then breakpoints: nothing past it runs unnoticed.
+ * A slot that holds @insn already is left alone: the next hit of the same
+ * probe finds it so, and code rewritten on every hit is slow to run (an
+ * emulator translates it anew; a CPU may flush its pipeline).
+ */
 static void xol_write_slot(struct xol_area *area, unsigned long vaddr,
 			   const u8 *insn, size_t len)
 {
 	void *kaddr = kmap_local_page(area->page) + (vaddr - area->vaddr);
 
-	memcpy(kaddr, insn, len);
-	memset(kaddr + len, UPROBE_SWBP_INSN, UPROBE_XOL_SLOT_BYTES - len);
+	if (memcmp(kaddr, insn, len)) {
+		memcpy(kaddr, insn, len);
+		memset(kaddr + len, UPROBE_SWBP_INSN, UPROBE_XOL_SLOT_BYTES - len);
+		flush_dcache_page(area->page);
+	}
 	kunmap_local(kaddr);
-	flush_dcache_page(area->page);
 }
 
 /**
