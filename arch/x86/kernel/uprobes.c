@@ -753,13 +753,6 @@ bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs)
 
 /* ---- stepping out of line ---- */
 
-/**
- * arch_uprobe_xol_insn - the bytes to copy into an XOL slot
- * @aup: the probed instruction
- * @len: set to the number of bytes
- *
- * Return: the copy, with any RIP-relative operand rewritten.
- */
 /*
  * jmp *0(%rip), then the 8-byte target: a jump anywhere that uses no
  * register, so the XOL page need not be near the probed code.
@@ -803,6 +796,13 @@ size_t arch_uprobe_xol_direct(struct arch_uprobe *aup, struct pt_regs *regs,
 	return aup->len + UPROBE_JMP_BACK_LEN;
 }
 
+/**
+ * arch_uprobe_xol_insn - the bytes to copy into an XOL slot
+ * @aup: the probed instruction
+ * @len: set to the number of bytes
+ *
+ * Return: the copy, with any RIP-relative operand rewritten.
+ */
 const u8 *arch_uprobe_xol_insn(struct arch_uprobe *aup, size_t *len)
 {
 	*len = aup->len;
