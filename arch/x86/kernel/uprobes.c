@@ -5,12 +5,17 @@
  *
  * A probe replaces the first byte of a user instruction with int3.  When
  * a task hits it, the core runs the consumers' handlers and then has the
- * instruction carried out in one of two ways, both decided once per probe
- * by arch_uprobe_analyze_insn():
+ * instruction carried out in one of three ways, decided once per probe by
+ * arch_uprobe_analyze_insn():
  *
  *  - emulated: the effect of the instruction is computed here, on pt_regs
  *    and on the user stack (nops, push of a register, relative jmp, jcc,
  *    loop and call, ret).  No trap is needed.
+ *
+ *  - run out of line without a step: an instruction whose only fixup is
+ *    moving the ip back runs from the task's own XOL slot, followed by a
+ *    jump back to the next instruction (arch_uprobe_xol_direct()).  No
+ *    trap after the breakpoint either.
  *
  *  - stepped out of line (XOL): a copy of the instruction is executed with
  *    TF set from a slot of the per-mm XOL area, and the step trap (#DB)
