@@ -35,9 +35,6 @@ struct vm_area_struct;
 #define UPROBE_HANDLER_REMOVE	1
 #define UPROBE_HANDLER_MASK	1
 
-/* Pending return probes one task may stack before new ones are dropped. */
-#define MAX_URETPROBE_DEPTH	64
-
 /**
  * struct uprobe_consumer - one user of a probe
  * @handler: runs at every hit, before the probed instruction, in the
@@ -63,26 +60,30 @@ struct uprobe_consumer {
 	struct list_head cons_node;
 };
 
+/* Pending return probes one task may stack before new ones are dropped. */
+#define MAX_URETPROBE_DEPTH	64
+
 #ifdef CONFIG_UPROBES
 #include <asm/uprobes.h>
 
 /**
  * enum uprobe_task_state - where a task is in handling a hit
- * @UTASK_RUNNING: not handling a hit (or handling it without stepping)
- * @UTASK_SSTEP: single-stepping the probed instruction in an XOL slot
- * @UTASK_SSTEP_ACK: the step finished; fixups are due on return to user
- * @UTASK_SSTEP_TRAPPED: the stepped instruction trapped or a fatal signal
- *	came; the step is to be abandoned
+ * @UPROBE_TASK_RUNNING: not in a step (handlers may be running)
+ * @UPROBE_TASK_STEPPING: single-stepping the probed instruction in a slot
+ * @UPROBE_TASK_STEPPED: the step trap came; fixups are due on return to user
+ * @UPROBE_TASK_STEP_ABANDON: the stepped instruction trapped, or a fatal
+ *	signal came: the step is to be undone
  *
- * Transitions: RUNNING -> SSTEP (a step starts), SSTEP -> SSTEP_ACK (the
- * step trap), SSTEP -> SSTEP_TRAPPED (a signal while stepping), and
- * SSTEP_ACK/SSTEP_TRAPPED -> RUNNING.  uprobe_task_set_state() checks them.
+ * Transitions: RUNNING -> STEPPING (a step starts), STEPPING -> STEPPED
+ * (the step trap), STEPPING -> STEP_ABANDON (a trap or a fatal signal
+ * while stepping), and STEPPED/STEP_ABANDON -> RUNNING.  The core's
+ * utask_set_state() checks them.
  */
 enum uprobe_task_state {
-	UTASK_RUNNING,
-	UTASK_SSTEP,
-	UTASK_SSTEP_ACK,
-	UTASK_SSTEP_TRAPPED,
+	UPROBE_TASK_RUNNING,
+	UPROBE_TASK_STEPPING,
+	UPROBE_TASK_STEPPED,
+	UPROBE_TASK_STEP_ABANDON,
 };
 
 /**

@@ -1380,10 +1380,10 @@ void uprobe_clear_state(struct mm_struct *mm)
 static void utask_set_state(struct uprobe_task *utask, enum uprobe_task_state state)
 {
 	static const u8 allowed[] = {
-		[UTASK_RUNNING] = BIT(UTASK_SSTEP),
-		[UTASK_SSTEP] = BIT(UTASK_SSTEP_ACK) | BIT(UTASK_SSTEP_TRAPPED),
-		[UTASK_SSTEP_ACK] = BIT(UTASK_RUNNING),
-		[UTASK_SSTEP_TRAPPED] = BIT(UTASK_RUNNING),
+		[UPROBE_TASK_RUNNING] = BIT(UPROBE_TASK_STEPPING),
+		[UPROBE_TASK_STEPPING] = BIT(UPROBE_TASK_STEPPED) | BIT(UPROBE_TASK_STEP_ABANDON),
+		[UPROBE_TASK_STEPPED] = BIT(UPROBE_TASK_RUNNING),
+		[UPROBE_TASK_STEP_ABANDON] = BIT(UPROBE_TASK_RUNNING),
 	};
 
 	WARN_ONCE(!(allowed[utask->state] & BIT(state)),
@@ -1753,7 +1753,7 @@ static bool start_step(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 	utask->active_uprobe = get_uprobe(uprobe);
 	utask->bp_vaddr = bp_vaddr;
 	utask->xol_vaddr = slot;
-	utask_set_state(utask, UTASK_SSTEP);
+	utask_set_state(utask, UPROBE_TASK_STEPPING);
 	return true;
 }
 
@@ -1801,12 +1801,12 @@ static void handle_step(struct uprobe_task *utask, struct pt_regs *regs)
 	struct xol_area *area = mm_xol_area(current->mm);
 	int err = 0;
 
-	if (utask->state == UTASK_SSTEP_ACK)
+	if (utask->state == UPROBE_TASK_STEPPED)
 		err = arch_uprobe_post_xol(&uprobe->arch, &utask->autask, regs,
 					   utask->xol_vaddr, utask->bp_vaddr);
 	else
 		arch_uprobe_abort_xol(&uprobe->arch, &utask->autask, regs, utask->bp_vaddr);
-	utask_set_state(utask, UTASK_RUNNING);
+	utask_set_state(utask, UPROBE_TASK_RUNNING);
 	put_uprobe(uprobe);
 	utask->active_uprobe = NULL;
 	if (area)
@@ -1832,7 +1832,8 @@ void uprobe_notify_resume(struct pt_regs *regs)
 	struct uprobe_task *utask = current->utask;
 
 	clear_thread_flag(TIF_UPROBE);
-	if (utask && (utask->state == UTASK_SSTEP_ACK || utask->state == UTASK_SSTEP_TRAPPED))
+	if (utask && (utask->state == UPROBE_TASK_STEPPED ||
+		      utask->state == UPROBE_TASK_STEP_ABANDON))
 		handle_step(utask, regs);
 	else
 		handle_breakpoint(regs);
@@ -1865,9 +1866,9 @@ bool uprobe_post_sstep_notifier(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
 
-	if (!utask || utask->state != UTASK_SSTEP)
+	if (!utask || utask->state != UPROBE_TASK_STEPPING)
 		return false;
-	utask_set_state(utask, UTASK_SSTEP_ACK);
+	utask_set_state(utask, UPROBE_TASK_STEPPED);
 	set_thread_flag(TIF_UPROBE);
 	return true;
 }
@@ -1891,14 +1892,14 @@ bool uprobe_deny_signal(void)
 	struct uprobe_task *utask = t->utask;
 
 	leave_own_slot(utask, task_pt_regs(t));
-	if (!utask || utask->state == UTASK_RUNNING)
+	if (!utask || utask->state == UPROBE_TASK_RUNNING)
 		return false;
 	spin_lock_irq(&t->sighand->siglock);
 	clear_tsk_thread_flag(t, TIF_SIGPENDING);
 	spin_unlock_irq(&t->sighand->siglock);
-	if (utask->state == UTASK_SSTEP &&
+	if (utask->state == UPROBE_TASK_STEPPING &&
 	    (__fatal_signal_pending(t) || arch_uprobe_xol_was_trapped(&utask->autask))) {
-		utask_set_state(utask, UTASK_SSTEP_TRAPPED);
+		utask_set_state(utask, UPROBE_TASK_STEP_ABANDON);
 		set_tsk_thread_flag(t, TIF_UPROBE);
 	}
 	return true;
@@ -1916,7 +1917,7 @@ unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 	struct uprobe_task *utask = current->utask;
 	unsigned long origin = own_slot_origin(utask, instruction_pointer(regs));
 
-	if (utask && utask->state != UTASK_RUNNING)
+	if (utask && utask->state != UPROBE_TASK_RUNNING)
 		return utask->bp_vaddr;
 	return origin ?: instruction_pointer(regs);
 }
