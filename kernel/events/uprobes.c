@@ -399,12 +399,25 @@ static struct page *get_mm_page(struct mm_struct *mm, unsigned long vaddr, bool 
 	return page;
 }
 
-static void read_page_bytes(struct page *page, unsigned long vaddr, void *buf, size_t len)
+/*
+ * Reads @len bytes at @vaddr of @mm; *@copy (if not NULL) tells whether
+ * they come from the mm's own copy of the page rather than the file's.
+ */
+static int read_mm_bytes(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len,
+			 bool *copy)
 {
-	void *kaddr = kmap_local_page(page);
+	struct page *page = get_mm_page(mm, vaddr, false);
+	void *kaddr;
 
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	kaddr = kmap_local_page(page);
 	memcpy(buf, kaddr + offset_in_page(vaddr), len);
 	kunmap_local(kaddr);
+	if (copy)
+		*copy = PageAnon(page);
+	put_page(page);
+	return 0;
 }
 
 /* Writes @len bytes at @vaddr of @mm, in the mm's own copy of the page. */
@@ -464,6 +477,14 @@ static void drop_page_copy(struct vm_area_struct *vma, unsigned long vaddr)
  * SDT counters (ref_ctr_offset): one increment per mm the probe is armed in
  */
 
+/* Whether @vma maps file offset @offset of @inode. */
+static bool vma_maps(struct vm_area_struct *vma, struct inode *inode, loff_t offset)
+{
+	return vma->vm_file && file_inode(vma->vm_file) == inode &&
+	       offset >= vaddr_to_offset(vma, vma->vm_start) &&
+	       offset < vaddr_to_offset(vma, vma->vm_end);
+}
+
 /*
  * Whether @vma is where the program keeps the SDT counter at file offset
  * @offset of @inode: a private writable mapping of it.  A loader maps a
@@ -472,10 +493,8 @@ static void drop_page_copy(struct vm_area_struct *vma, unsigned long vaddr)
  */
 static bool ref_ctr_vma(struct vm_area_struct *vma, struct inode *inode, loff_t offset)
 {
-	return vma->vm_file && file_inode(vma->vm_file) == inode &&
-	       (vma->vm_flags & (VM_WRITE | VM_MAYSHARE)) == VM_WRITE &&
-	       offset >= vaddr_to_offset(vma, vma->vm_start) &&
-	       offset < vaddr_to_offset(vma, vma->vm_end);
+	return vma_maps(vma, inode, offset) &&
+	       (vma->vm_flags & (VM_WRITE | VM_MAYSHARE)) == VM_WRITE;
 }
 
 /* The mapping of @uprobe's file in @mm that holds its counter, or NULL. */
@@ -491,19 +510,25 @@ static struct vm_area_struct *find_ref_ctr_vma(struct uprobe *uprobe,
 	return NULL;
 }
 
+/* Adds @d to the counter at @vaddr of @mm, in the mm's own copy of the page. */
 static int add_to_ref_ctr(struct mm_struct *mm, unsigned long vaddr, short d)
 {
 	struct page *page = get_mm_page(mm, vaddr, true);
-	short count;
+	short *count;
+	int err = 0;
 
 	if (IS_ERR(page))
 		return PTR_ERR(page);
-	read_page_bytes(page, vaddr, &count, sizeof(count));
+	count = kmap_local_page(page) + offset_in_page(vaddr);
+	if (*count + d < 0 || *count + d > SHRT_MAX)
+		err = -ERANGE;
+	else
+		*count += d;
+	kunmap_local(count);
+	if (!err)
+		set_page_dirty_lock(page);
 	put_page(page);
-	if (count + d < 0 || count + d > SHRT_MAX)
-		return -ERANGE;
-	count += d;
-	return write_mm_bytes(mm, vaddr, &count, sizeof(count));
+	return err;
 }
 
 static struct delayed_ref_ctr *find_delayed(struct uprobe *uprobe, struct mm_struct *mm)
@@ -610,7 +635,6 @@ static int install_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 {
 	struct mm_struct *mm = vma->vm_mm;
 	uprobe_opcode_t swbp = UPROBE_SWBP_INSN, now;
-	struct page *page;
 	int err;
 
 	mmap_assert_write_locked(mm);
@@ -620,11 +644,9 @@ static int install_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 	err = prepare_insn(uprobe, vma->vm_file);
 	if (err)
 		return err;
-	page = get_mm_page(mm, vaddr, false);
-	if (IS_ERR(page))
-		return PTR_ERR(page);
-	read_page_bytes(page, vaddr, &now, sizeof(now));
-	put_page(page);
+	err = read_mm_bytes(mm, vaddr, &now, sizeof(now), NULL);
+	if (err)
+		return err;
 	if (now == swbp)
 		return 0;
 	if (now != uprobe->arch.insn[0])
@@ -647,7 +669,6 @@ static int remove_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 {
 	struct mm_struct *mm = vma->vm_mm;
 	uprobe_opcode_t now;
-	struct page *page;
 	bool copy;
 	int err;
 
@@ -656,12 +677,9 @@ static int remove_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 	/* Not READY: never armed.  READY: arch.insn holds the original byte. */
 	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
 		return 0;
-	page = get_mm_page(mm, vaddr, false);
-	if (IS_ERR(page))
-		return PTR_ERR(page);
-	copy = PageAnon(page);
-	read_page_bytes(page, vaddr, &now, sizeof(now));
-	put_page(page);
+	err = read_mm_bytes(mm, vaddr, &now, sizeof(now), &copy);
+	if (err)
+		return err;
 	if (!copy || now != UPROBE_SWBP_INSN)
 		return 0;
 	err = write_mm_bytes(mm, vaddr, uprobe->arch.insn, 1);
@@ -841,14 +859,9 @@ static void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm)
 	struct vm_area_struct *vma;
 
 	mmap_write_lock(mm);
-	for_each_vma(vmi, vma) {
-		if (!valid_vma(vma, false) || file_inode(vma->vm_file) != uprobe->inode)
-			continue;
-		if (uprobe->offset < vaddr_to_offset(vma, vma->vm_start) ||
-		    uprobe->offset >= vaddr_to_offset(vma, vma->vm_end))
-			continue;
-		remove_breakpoint(uprobe, vma, offset_to_vaddr(vma, uprobe->offset));
-	}
+	for_each_vma(vmi, vma)
+		if (valid_vma(vma, false) && vma_maps(vma, uprobe->inode, uprobe->offset))
+			remove_breakpoint(uprobe, vma, offset_to_vaddr(vma, uprobe->offset));
 	mmap_write_unlock(mm);
 }
 
@@ -1054,15 +1067,13 @@ static bool add_to_list(struct uprobe ***list, int *n, int *max, struct uprobe *
 static int probes_in_vma(struct vm_area_struct *vma, struct uprobe ***list)
 {
 	struct inode *inode = file_inode(vma->vm_file);
-	loff_t start = vaddr_to_offset(vma, vma->vm_start);
-	loff_t end = vaddr_to_offset(vma, vma->vm_end);
 	struct uprobe *uprobe;
 	int n = 0, max = 0;
 
 	*list = NULL;
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(uprobe, inode_bucket(inode), inode_node) {
-		if (uprobe->inode != inode || uprobe->offset < start || uprobe->offset >= end ||
+		if (!vma_maps(vma, uprobe->inode, uprobe->offset) ||
 		    !refcount_inc_not_zero(&uprobe->ref))
 			continue;
 		if (!add_to_list(list, &n, &max, uprobe)) {
@@ -1255,21 +1266,36 @@ static struct xol_area *get_xol_area(void)
 }
 
 /*
+ * A free slot of @area, taken without a lock, as long as more than @keep
+ * stay free: its address, or 0.
+ */
+static unsigned long xol_try_slot(struct xol_area *area, unsigned int keep)
+{
+	unsigned long slot;
+
+	do {
+		if (keep && bitmap_weight(area->slots, XOL_SLOTS) >= XOL_SLOTS - keep)
+			return 0;
+		slot = find_first_zero_bit(area->slots, XOL_SLOTS);
+		if (slot >= XOL_SLOTS)
+			return 0;
+	} while (test_and_set_bit(slot, area->slots));
+	return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
+}
+
+/*
  * A free slot of @area, its address.  Threads take slots without a lock;
  * only when every slot is in use does one wait for another's step to end.
  * 0 when a fatal signal cuts the wait short.
  */
 static unsigned long xol_take_slot(struct xol_area *area)
 {
-	unsigned long slot;
+	unsigned long vaddr;
 
 	for (;;) {
-		slot = find_first_zero_bit(area->slots, XOL_SLOTS);
-		if (slot < XOL_SLOTS) {
-			if (!test_and_set_bit(slot, area->slots))
-				return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
-			continue;
-		}
+		vaddr = xol_try_slot(area, 0);
+		if (vaddr)
+			return vaddr;
 		if (wait_event_killable(area->wq, !bitmap_full(area->slots, XOL_SLOTS)))
 			return 0;
 	}
@@ -1281,17 +1307,7 @@ static unsigned long xol_take_slot(struct xol_area *area)
  */
 static unsigned long xol_take_own_slot(struct xol_area *area)
 {
-	unsigned long slot;
-
-	for (;;) {
-		if (bitmap_weight(area->slots, XOL_SLOTS) >= XOL_SLOTS - XOL_SHARED_SLOTS)
-			return 0;
-		slot = find_first_zero_bit(area->slots, XOL_SLOTS);
-		if (slot >= XOL_SLOTS)
-			return 0;
-		if (!test_and_set_bit(slot, area->slots))
-			return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
-	}
+	return xol_try_slot(area, XOL_SHARED_SLOTS);
 }
 
 static void xol_free_slot(struct xol_area *area, unsigned long vaddr)

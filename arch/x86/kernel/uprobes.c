@@ -69,6 +69,7 @@
 #include <asm/insn.h>
 #include <asm/processor.h>
 #include <asm/shstk.h>
+#include <asm/text-patching.h>
 #include <asm/unistd.h>
 
 /* thread.trap_nr while a step is under way: no trap number is this big. */
@@ -599,45 +600,6 @@ int arch_uprobe_analyze_insn(struct arch_uprobe *aup, bool ia32)
 
 /* ---- emulation ---- */
 
-/* Condition codes 0..15 of jcc/setcc/cmovcc: even ones and their negation. */
-static bool uprobe_cond_holds(u8 cond, unsigned long flags)
-{
-	bool cf = flags & X86_EFLAGS_CF;
-	bool pf = flags & X86_EFLAGS_PF;
-	bool zf = flags & X86_EFLAGS_ZF;
-	bool sf = flags & X86_EFLAGS_SF;
-	bool of = flags & X86_EFLAGS_OF;
-	bool holds;
-
-	switch (cond >> 1) {
-	case 0:
-		holds = of;		/* jo */
-		break;
-	case 1:
-		holds = cf;		/* jb */
-		break;
-	case 2:
-		holds = zf;		/* je */
-		break;
-	case 3:
-		holds = cf || zf;	/* jbe */
-		break;
-	case 4:
-		holds = sf;		/* js */
-		break;
-	case 5:
-		holds = pf;		/* jp */
-		break;
-	case 6:
-		holds = sf != of;	/* jl */
-		break;
-	default:
-		holds = zf || sf != of;	/* jle */
-		break;
-	}
-	return holds != (cond & 1);
-}
-
 static void uprobe_branch(struct arch_uprobe *aup, struct pt_regs *regs,
 			  bool taken)
 {
@@ -719,8 +681,8 @@ static bool uprobe_emulate_kind(struct arch_uprobe *aup, struct pt_regs *regs)
 		uprobe_branch(aup, regs, true);
 		return true;
 	case UPROBE_KIND_JCC:
-		uprobe_branch(aup, regs,
-			      uprobe_cond_holds(aup->emul.branch.cond, regs->flags));
+		int3_emulate_jcc(regs, aup->emul.branch.cond, regs->ip + aup->len,
+				 aup->emul.branch.disp);
 		return true;
 	case UPROBE_KIND_LOOP:
 		uprobe_branch(aup, regs,
