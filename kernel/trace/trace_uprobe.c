@@ -1,0 +1,1647 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe events: lines of uprobe_events (or dynamic_events) become ftrace
+ * events that fire at an instruction of a user-space file.
+ *
+ *	p[:[GRP/]EVENT] PATH:OFFSET[%return][(REF_CTR_OFFSET)] [FETCHARGS]
+ *	r[:[GRP/]EVENT] PATH:OFFSET[(REF_CTR_OFFSET)] [FETCHARGS]
+ *	-:[GRP/]EVENT [PATH:OFFSET [FETCHARGS]]
+ *
+ * One line makes one struct trace_uprobe: a place (the file, held by its
+ * struct path so its inode lives, and an offset) and a consumer of the
+ * uprobes core.  Lines with the same GRP/EVENT and the same arguments
+ * share one ftrace event (one struct trace_probe_event): each place is a
+ * sibling probe of it.  Parsing the arguments, the event's format and the
+ * error_log are the shared trace_probe library's.
+ *
+ * Arming.  A trace_uprobe's consumer is registered with the core only
+ * while its event is enabled, by an ftrace file (any trace instance) or
+ * by perf; so a defined but disabled event costs the probed processes
+ * nothing.  ftrace wants every process.  perf events want the processes
+ * of their tasks only, or every process for a CPU-wide event: the event's
+ * struct trace_uprobe_filter lists them, the consumer's filter() asks it,
+ * and uprobe_apply() follows its changes.  A hit in a process that no one
+ * wants (a child that inherited the breakpoint by fork) asks the core to
+ * remove the breakpoint there.
+ *
+ * A hit.  The handlers run in the probed task, where they may sleep:
+ * the arguments are fetched first, with preemption on, so that reading
+ * user memory may fault pages in; into a per-CPU scratch page (its mutex
+ * keeps it ours if the task moves).  Only then are the records reserved,
+ * filled from the scratch page and committed, in each trace buffer that
+ * has the event enabled and in perf's buffer, with preemption off.  A
+ * fetch that fails leaves zeros, or "(fault)" for a string: never the
+ * bytes of an earlier hit.  BPF programs attached through perf run first,
+ * sleepable ones included; they and @+OFFSET find the hit's data in
+ * current->utask->vaddr (struct uprobe_dispatch_data).
+ *
+ * Locking, outermost first:
+ *
+ *	dyn_event_ops_mutex	parsing a line; the error_log's command
+ *	  event_mutex		the event lists; enabling and disabling;
+ *				every change of a consumer's registration;
+ *				the scratch pages' users
+ *	    (core) a uprobe's locks, taken by uprobe_register() & co.
+ *	      filter->rwlock	the perf events of an event; read by filter()
+ *				from within the core, never held across a
+ *				call into it
+ *	scratch->lock		one CPU's scratch page, for one hit at a time;
+ *				taken with no other lock held
+ */
+#define pr_fmt(fmt)	"trace_uprobe: " fmt
+
+#include <linux/ctype.h>
+#include <linux/filter.h>
+#include <linux/namei.h>
+#include <linux/percpu.h>
+#include <linux/security.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/uprobes.h>
+
+#include "trace_dynevent.h"
+#include "trace_probe.h"
+#include "trace_probe_tmpl.h"
+
+#define UPROBE_EVENT_SYSTEM	"uprobes"
+
+/* The scratch page of one CPU: the arguments of one hit, as fetched. */
+#define TU_SCRATCH_SIZE		PAGE_SIZE
+
+/* The fixed part of an entry event's records; the arguments follow. */
+struct uprobe_entry_record {
+	struct trace_entry	ent;
+	unsigned long		ip;
+};
+
+/* The fixed part of a return event's records; the arguments follow. */
+struct uprobe_return_record {
+	struct trace_entry	ent;
+	unsigned long		func;
+	unsigned long		ret_ip;
+};
+
+/**
+ * struct trace_uprobe - one probe of a uprobe event
+ * @offset: the probed place, an offset in the file
+ * @ref_ctr_offset: the file offset of its SDT semaphore, or 0
+ * @filename: the file as the definition named it
+ * @path: the probed file, held so that its inode stays the probe's key
+ * @consumer: what the uprobes core calls; ret_handler is set for returns
+ * @uprobe: the core's probe while @consumer is registered, else NULL
+ * @hits: per CPU, for uprobe_profile
+ * @devent: its entry in the dynamic event list (not for perf's own probes)
+ * @tp: the trace_probe library's part; its event is shared by siblings
+ */
+struct trace_uprobe {
+	unsigned long		offset;
+	unsigned long		ref_ctr_offset;
+	char			*filename;
+	struct path		path;
+	struct uprobe_consumer	consumer;
+	struct uprobe		*uprobe;
+	unsigned long __percpu	*hits;
+	struct dyn_event	devent;
+	struct trace_probe	tp;
+};
+
+/* The place of a definition, while it is parsed. */
+struct tu_place {
+	struct path	path;
+	char		*filename;
+	unsigned long	offset;
+	unsigned long	ref_ctr_offset;
+	int		ref_ctr_pos;	/* where the command has it, for errors */
+	bool		is_return;
+};
+
+/* One hit, as the handlers pass it on to the writers of records. */
+struct tu_hit {
+	struct pt_regs	*regs;
+	unsigned long	func;		/* the probed address */
+	unsigned long	ret_ip;		/* return probes: where it returned */
+	size_t		head_size;	/* the fixed part of the record */
+	void		*args;		/* the fetched arguments, or NULL */
+	int		dyn_size;	/* their dynamic (string) part */
+	struct tu_scratch *scratch;	/* locked while it holds @args */
+};
+
+struct tu_scratch {
+	struct mutex	lock;	/* one hit at a time fills @buf */
+	void		*buf;
+};
+
+static struct tu_scratch __percpu *tu_scratch;
+static unsigned int tu_scratch_users;		/* event_mutex */
+
+static int tu_dyn_create(const char *raw_command);
+static int tu_dyn_show(struct seq_file *m, struct dyn_event *ev);
+static int tu_dyn_free(struct dyn_event *ev);
+static bool tu_dyn_busy(struct dyn_event *ev);
+static bool tu_dyn_match(const char *system, const char *event,
+			       int argc, const char **argv, struct dyn_event *ev);
+
+static struct dyn_event_operations trace_uprobe_ops = {
+	.create = tu_dyn_create,
+	.show = tu_dyn_show,
+	.is_busy = tu_dyn_busy,
+	.free = tu_dyn_free,
+	.match = tu_dyn_match,
+};
+
+static bool is_trace_uprobe(struct dyn_event *ev)
+{
+	return ev->ops == &trace_uprobe_ops;
+}
+
+static struct trace_uprobe *to_trace_uprobe(struct dyn_event *ev)
+{
+	return container_of(ev, struct trace_uprobe, devent);
+}
+
+static bool trace_uprobe_is_return(struct trace_uprobe *tu)
+{
+	return tu->consumer.ret_handler;
+}
+
+static struct trace_uprobe_filter *tu_filter(struct trace_uprobe *tu)
+{
+	return tu->tp.event->filter;
+}
+
+static struct trace_uprobe *trace_uprobe_primary_from_call(struct trace_event_call *call)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+
+	if (WARN_ON_ONCE(!tp))
+		return NULL;
+	return container_of(tp, struct trace_uprobe, tp);
+}
+
+/* ------------------------------------------------------------ fetching */
+
+/*
+ * The trace_probe library's fetch programs, run in the probed task with
+ * preemption on: memory is the task's, read with copy_from_user() and
+ * friends, which may fault pages in.  A failed read leaves zeros.
+ */
+static nokprobe_inline int probe_mem_read_user(void *dest, void *src, size_t size)
+{
+	return copy_from_user(dest, (void __user *)src, size) ? -EFAULT : 0;
+}
+
+/* @ADDR and +OFFS() of a uprobe are user addresses too. */
+static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size)
+{
+	return probe_mem_read_user(dest, src, size);
+}
+
+/* The size of the user string at @addr with its NUL, capped, or -EFAULT. */
+static nokprobe_inline int fetch_store_strlen_user(unsigned long addr)
+{
+	long len = strnlen_user((const char __user *)addr, MAX_STRING_SIZE);
+
+	if (len <= 0)
+		return -EFAULT;
+	return min_t(long, len, MAX_STRING_SIZE);
+}
+
+static nokprobe_inline int fetch_store_strlen(unsigned long addr)
+{
+	return fetch_store_strlen_user(addr);
+}
+
+/*
+ * Copies the user string at @addr to the room *@dest describes (a data
+ * location relative to @base), cut to that room, and makes *@dest describe
+ * what it holds: nothing after a fault, which prints as "(fault)".
+ * Returns the bytes used, NUL included, or an error.
+ */
+static nokprobe_inline int fetch_store_string_user(unsigned long addr, void *dest, void *base)
+{
+	u32 loc = *(u32 *)dest;
+	int room = get_loc_len(loc);
+	char *to = get_loc_data(dest, base);
+	long len;
+
+	if (unlikely(!room))
+		return -ENOMEM;
+	len = strncpy_from_user(to, (const char __user *)addr, room);
+	if (len == room)
+		to[room - 1] = '\0';
+	else if (len >= 0)
+		len++;
+	*(u32 *)dest = make_data_loc(len < 0 ? 0 : len, get_loc_offs(loc));
+	return len;
+}
+
+static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest, void *base)
+{
+	return fetch_store_string_user(addr, dest, base);
+}
+
+/*
+ * $comm and "immediate strings" are the only kernel strings an argument
+ * may hold; they are copied here, so that no user-given address is ever
+ * read as a kernel one.
+ */
+static int fetch_kernel_string(struct fetch_insn *code, void *dest, void *base)
+{
+	const char *str = code->op == FETCH_OP_COMM ? current->comm : code->data;
+	u32 loc;
+	int room;
+	ssize_t len;
+
+	if (code[1].op != FETCH_OP_ST_STRING || code[2].op != FETCH_OP_END)
+		return -EILSEQ;
+	if (!dest)
+		return strnlen(str, MAX_STRING_SIZE - 1) + 1;
+	loc = *(u32 *)dest;
+	room = get_loc_len(loc);
+	if (unlikely(!room))
+		return -ENOMEM;
+	len = strscpy(get_loc_data(dest, base), str, room);
+	len = (len < 0 ? room - 1 : len) + 1;
+	*(u32 *)dest = make_data_loc(len, get_loc_offs(loc));
+	return len;
+}
+
+/* The @n-th word of the user stack, or 0. */
+static unsigned long user_stack_nth(struct pt_regs *regs, unsigned int n)
+{
+	unsigned long __user *sp = (unsigned long __user *)user_stack_pointer(regs);
+	unsigned long val;
+
+	if (get_user(val, sp + n))
+		return 0;
+	return val;
+}
+
+/* @+OFFSET: where the mapping that hit has the file's @foffs. */
+static unsigned long file_offset_to_vaddr(unsigned long foffs)
+{
+	struct uprobe_dispatch_data *udd = (void *)current->utask->vaddr;
+
+	return udd->bp_addr - udd->tu->offset + foffs;
+}
+
+/* Where a fetch program starts from: a register, the stack, an address. */
+static int fetch_start_value(struct fetch_insn *code, struct pt_regs *regs,
+			     unsigned long *v)
+{
+	switch (code->op) {
+	case FETCH_OP_RETVAL:
+		*v = regs_return_value(regs);
+		return 0;
+	case FETCH_OP_REG:
+		*v = regs_get_register(regs, code->param);
+		return 0;
+	case FETCH_OP_STACKP:
+		*v = user_stack_pointer(regs);
+		return 0;
+	case FETCH_OP_STACK:
+		*v = user_stack_nth(regs, code->param);
+		return 0;
+	case FETCH_OP_FOFFS:
+		*v = file_offset_to_vaddr(code->immediate);
+		return 0;
+	default:
+		return process_common_fetch_insn(code, v);
+	}
+}
+
+static int process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
+			      void *dest, void *base)
+{
+	unsigned long v;
+	int err;
+
+	if (code->op == FETCH_OP_COMM || code->op == FETCH_OP_DATA)
+		return fetch_kernel_string(code, dest, base);
+	err = fetch_start_value(code, rec, &v);
+	return err < 0 ? err : process_fetch_insn_bottom(code + 1, v, dest, base);
+}
+
+/*
+ * Stores the arguments at @data, the dynamic ones after them in at most
+ * @dyn_size bytes; @head_size is where @data is in the record.  Unlike
+ * the library's store_trace_args(), a string that could not be read is
+ * left empty rather than pointing at whatever the buffer held.
+ */
+static void tu_store_args(struct trace_uprobe *tu, struct pt_regs *regs, void *data,
+			  size_t head_size, int dyn_size)
+{
+	void *base = data - head_size, *dyn = data + tu->tp.size;
+	struct probe_arg *arg;
+	u32 *loc;
+	int i, ret;
+
+	memset(data, 0, tu->tp.size);
+	for (i = 0; i < tu->tp.nr_args; i++) {
+		arg = &tu->tp.args[i];
+		loc = data + arg->offset;
+		if (arg->dynamic)
+			*loc = make_data_loc(dyn_size, dyn - base);
+		ret = process_fetch_insn(arg->code, regs, NULL, loc, base);
+		if (!arg->dynamic)
+			continue;
+		if (ret > 0) {
+			dyn += ret;
+			dyn_size -= ret;
+		} else {
+			*loc = make_data_loc(0, dyn - base);
+		}
+	}
+}
+
+/*
+ * Fetches the arguments of @tu for @hit into this CPU's scratch page,
+ * which stays locked until tu_put_args().
+ */
+static void tu_fetch_args(struct trace_uprobe *tu, struct tu_hit *hit)
+{
+	struct tu_scratch *scratch;
+	int room;
+
+	hit->args = NULL;
+	hit->dyn_size = 0;
+	hit->scratch = NULL;
+	if (!tu->tp.nr_args)
+		return;
+	scratch = raw_cpu_ptr(READ_ONCE(tu_scratch));
+	mutex_lock(&scratch->lock);
+	hit->scratch = scratch;
+	room = TU_SCRATCH_SIZE - hit->head_size - tu->tp.size;
+	hit->dyn_size = clamp(__get_data_size(&tu->tp, hit->regs, NULL), 0, max(room, 0));
+	hit->args = scratch->buf + hit->head_size;
+	tu_store_args(tu, hit->regs, hit->args, hit->head_size, hit->dyn_size);
+}
+
+static void tu_put_args(struct tu_hit *hit)
+{
+	if (hit->scratch)
+		mutex_unlock(&hit->scratch->lock);
+}
+
+/* ------------------------------------------------------------- records */
+
+/* The fixed part of @hit's record, at @entry. */
+static void tu_fill_head(struct trace_uprobe *tu, void *entry, const struct tu_hit *hit)
+{
+	struct uprobe_return_record *ret = entry;
+	struct uprobe_entry_record *in = entry;
+
+	if (trace_uprobe_is_return(tu)) {
+		ret->func = hit->func;
+		ret->ret_ip = hit->ret_ip;
+	} else {
+		in->ip = hit->func;
+	}
+	if (hit->args)
+		memcpy(entry + hit->head_size, hit->args, tu->tp.size + hit->dyn_size);
+}
+
+static void tu_trace_file(struct trace_uprobe *tu, struct trace_event_file *file,
+			  const struct tu_hit *hit)
+{
+	struct trace_event_buffer fbuffer;
+	void *entry;
+
+	if (trace_trigger_soft_disabled(file))
+		return;
+	entry = trace_event_buffer_reserve(&fbuffer, file,
+					   hit->head_size + tu->tp.size + hit->dyn_size);
+	if (!entry)
+		return;
+	tu_fill_head(tu, entry, hit);
+	fbuffer.regs = hit->regs;
+	trace_event_buffer_commit(&fbuffer);
+}
+
+/* A record of @hit in every trace buffer that has the event enabled. */
+static void tu_trace(struct trace_uprobe *tu, const struct tu_hit *hit)
+{
+	struct event_file_link *link;
+
+	rcu_read_lock();
+	preempt_disable();
+	trace_probe_for_each_link_rcu(link, &tu->tp)
+		tu_trace_file(tu, link->file, hit);
+	preempt_enable();
+	rcu_read_unlock();
+}
+
+#ifdef CONFIG_PERF_EVENTS
+/*
+ * A record of @hit for the perf events of this CPU.  The flag is read
+ * again with preemption off: perf frees call->perf_events an RCU grace
+ * period after clearing it.
+ */
+static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit, bool wanted)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	int used = hit->head_size + tu->tp.size + hit->dyn_size;
+	int size = ALIGN(used + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	struct hlist_head *head;
+	void *entry;
+	int rctx;
+
+	/* BPF programs attached through perf, which may sleep, come first. */
+	if (wanted && bpf_prog_array_valid(call) &&
+	    !bpf_prog_run_array_sleepable(call->prog_array, hit->regs, bpf_prog_run))
+		return;
+	if (WARN_ON_ONCE(size > PERF_MAX_TRACE_SIZE))
+		return;
+	preempt_disable();
+	head = trace_probe_test_flag(&tu->tp, TP_FLAG_PROFILE) ?
+	       this_cpu_ptr(call->perf_events) : NULL;
+	entry = head && !hlist_empty(head) ? perf_trace_buf_alloc(size, NULL, &rctx) : NULL;
+	if (entry) {
+		tu_fill_head(tu, entry, hit);
+		memset(entry + used, 0, size - used);
+		perf_trace_buf_submit(entry, size, rctx, call->event.type, 1, hit->regs,
+				      head, NULL);
+	}
+	preempt_enable();
+}
+#else
+static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit, bool wanted)
+{
+}
+#endif
+
+/*
+ * Records @hit where the event is enabled; @wanted: the event's filter
+ * wants this process (see tu_wanted()).  For the while, the task's
+ * uprobe_dispatch_data says which probe hit where: BPF's
+ * bpf_get_func_ip() and @+OFFSET read it.
+ */
+static void tu_record(struct trace_uprobe *tu, struct tu_hit *hit, unsigned int flags,
+		      bool wanted)
+{
+	struct uprobe_dispatch_data udd = { .tu = tu, .bp_addr = hit->func };
+	struct uprobe_task *utask = current->utask;
+	unsigned long saved = utask->vaddr;
+
+	utask->vaddr = (unsigned long)&udd;
+	tu_fetch_args(tu, hit);
+	if (flags & TP_FLAG_TRACE)
+		tu_trace(tu, hit);
+	if (flags & TP_FLAG_PROFILE)
+		tu_perf(tu, hit, wanted);
+	tu_put_args(hit);
+	utask->vaddr = saved;
+}
+
+/* ----------------------------------------------------------- filtering */
+
+/* Whether a perf event of @filter wants @mm: a CPU-wide one or its task's. */
+static bool tu_filter_wants(struct trace_uprobe_filter *filter, struct mm_struct *mm)
+{
+	struct perf_event *event;
+	bool wants;
+
+	read_lock(&filter->rwlock);
+	wants = filter->nr_systemwide;
+	list_for_each_entry(event, &filter->perf_events, hw.tp_list) {
+		if (wants)
+			break;
+		wants = READ_ONCE(event->hw.target->mm) == mm;
+	}
+	read_unlock(&filter->rwlock);
+	return wants;
+}
+
+/*
+ * Whether @tu is wanted in @mm: by ftrace anywhere, by perf per filter.
+ * It decides where the probe is armed, whether BPF runs and what
+ * uprobe_profile counts; not where perf records go.  perf keeps the
+ * events of the running task and the CPU-wide ones on the CPU's list, so
+ * a record reaches only those.  And when perf swaps the contexts of a
+ * parent and a child whose events it deems equal (inherited ones), the
+ * event that counts a hit may be the other task's: the record must go to
+ * the list of whichever probe's event runs, wanted or not.
+ */
+static bool tu_wanted(struct trace_uprobe *tu, unsigned int flags, struct mm_struct *mm)
+{
+	return (flags & TP_FLAG_TRACE) || tu_filter_wants(tu_filter(tu), mm);
+}
+
+static bool tu_consumer_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
+{
+	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
+
+	return tu_wanted(tu, trace_probe_load_flag(&tu->tp), mm);
+}
+
+/* ------------------------------------------------------------ handlers */
+
+static int tu_entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
+	unsigned int flags = trace_probe_load_flag(&tu->tp);
+	bool wanted = tu_wanted(tu, flags, current->mm);
+	struct tu_hit hit = {
+		.regs = regs,
+		.func = instruction_pointer(regs),
+		.head_size = sizeof(struct uprobe_entry_record),
+	};
+
+	if (wanted)
+		this_cpu_inc(*tu->hits);
+	if (!trace_uprobe_is_return(tu))
+		tu_record(tu, &hit, flags, wanted);
+	return wanted ? 0 : UPROBE_HANDLER_REMOVE;
+}
+
+static int tu_return_handler(struct uprobe_consumer *uc, unsigned long func,
+			     struct pt_regs *regs)
+{
+	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
+	unsigned int flags = trace_probe_load_flag(&tu->tp);
+	struct tu_hit hit = {
+		.regs = regs,
+		.func = func,
+		.ret_ip = instruction_pointer(regs),
+		.head_size = sizeof(struct uprobe_return_record),
+	};
+
+	tu_record(tu, &hit, flags, tu_wanted(tu, flags, current->mm));
+	return 0;
+}
+
+/* ------------------------------------------------------ scratch pages */
+
+static void tu_scratch_free(struct tu_scratch __percpu *scratch)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		kfree(per_cpu_ptr(scratch, cpu)->buf);
+	free_percpu(scratch);
+}
+
+static struct tu_scratch __percpu *tu_scratch_alloc(void)
+{
+	struct tu_scratch __percpu *scratch;
+	struct tu_scratch *one;
+	int cpu;
+
+	scratch = alloc_percpu(struct tu_scratch);
+	if (!scratch)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		one = per_cpu_ptr(scratch, cpu);
+		mutex_init(&one->lock);
+		one->buf = kmalloc_node(TU_SCRATCH_SIZE, GFP_KERNEL, cpu_to_node(cpu));
+		if (!one->buf)
+			goto free_pages;
+	}
+	return scratch;
+
+free_pages:
+	tu_scratch_free(scratch);
+	return NULL;
+}
+
+/* The scratch pages exist while an event is enabled. */
+static int tu_scratch_get(void)
+{
+	struct tu_scratch __percpu *scratch;
+
+	lockdep_assert_held(&event_mutex);
+	if (tu_scratch_users) {
+		tu_scratch_users++;
+		return 0;
+	}
+	scratch = tu_scratch_alloc();
+	if (!scratch)
+		return -ENOMEM;
+	WRITE_ONCE(tu_scratch, scratch);
+	tu_scratch_users = 1;
+	return 0;
+}
+
+/* Called once no handler can run: after uprobe_unregister_sync(). */
+static void tu_scratch_put(void)
+{
+	struct tu_scratch __percpu *scratch = tu_scratch;
+
+	lockdep_assert_held(&event_mutex);
+	if (WARN_ON_ONCE(!tu_scratch_users) || --tu_scratch_users)
+		return;
+	WRITE_ONCE(tu_scratch, NULL);
+	tu_scratch_free(scratch);
+}
+
+/* -------------------------------------------------------------- arming */
+
+static int tu_arm(struct trace_uprobe *tu)
+{
+	struct uprobe *uprobe;
+
+	uprobe = uprobe_register(d_real_inode(tu->path.dentry), tu->offset,
+				 tu->ref_ctr_offset, &tu->consumer);
+	if (IS_ERR(uprobe))
+		return PTR_ERR(uprobe);
+	tu->uprobe = uprobe;
+	return 0;
+}
+
+/* Disarms every probe of the event, waits for their handlers. */
+static void tu_disarm_event(struct trace_probe *tp)
+{
+	struct trace_uprobe *tu;
+	bool armed = false;
+
+	lockdep_assert_held(&event_mutex);
+	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list) {
+		if (!tu->uprobe)
+			continue;
+		uprobe_unregister_nosync(tu->uprobe, &tu->consumer);
+		tu->uprobe = NULL;
+		armed = true;
+	}
+	if (armed)
+		uprobe_unregister_sync();
+	tu_scratch_put();
+}
+
+/* Arms every probe of the event, or none. */
+static int tu_arm_event(struct trace_probe *tp)
+{
+	struct trace_uprobe *tu;
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+	ret = tu_scratch_get();
+	if (ret)
+		return ret;
+	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list) {
+		ret = tu_arm(tu);
+		if (ret)
+			goto disarm;
+	}
+	return 0;
+
+disarm:
+	tu_disarm_event(tp);
+	return ret;
+}
+
+/* Makes the core follow a change of the event's filter. */
+static int tu_apply_event(struct trace_probe *tp, bool add)
+{
+	struct trace_uprobe *tu;
+	int ret = 0, err;
+
+	lockdep_assert_held(&event_mutex);
+	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list) {
+		if (!tu->uprobe)
+			continue;
+		err = uprobe_apply(tu->uprobe, &tu->consumer, add);
+		if (err && !ret)
+			ret = err;
+	}
+	return ret;
+}
+
+/* ------------------------------------------------- enabling, disabling */
+
+/* @file: an ftrace instance's file; NULL: perf. */
+static int tu_enable(struct trace_event_call *call, struct trace_event_file *file)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	unsigned int was;
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+	was = trace_probe_load_flag(tp) & (TP_FLAG_TRACE | TP_FLAG_PROFILE);
+	if (file) {
+		ret = trace_probe_add_file(tp, file);
+		if (ret)
+			return ret;
+	} else {
+		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
+	}
+
+	if (!was)
+		ret = tu_arm_event(tp);
+	else if (file && !(was & TP_FLAG_TRACE))
+		ret = tu_apply_event(tp, true);
+	else
+		return 0;
+	if (!ret)
+		return 0;
+
+	if (file)
+		trace_probe_remove_file(tp, file);
+	else
+		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
+	if (was)
+		tu_apply_event(tp, false);
+	return ret;
+}
+
+static int tu_disable(struct trace_event_call *call, struct trace_event_file *file)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	unsigned int now;
+
+	lockdep_assert_held(&event_mutex);
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+	if (file) {
+		if (trace_probe_remove_file(tp, file))
+			return -ENOENT;
+	} else {
+		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
+	}
+
+	now = trace_probe_load_flag(tp) & (TP_FLAG_TRACE | TP_FLAG_PROFILE);
+	if (!now)
+		tu_disarm_event(tp);
+	else if (file && !(now & TP_FLAG_TRACE))
+		tu_apply_event(tp, false);
+	return 0;
+}
+
+#ifdef CONFIG_PERF_EVENTS
+/* Whether @filter's events, but @skip, want the mm of @event's task. */
+static bool tu_filter_covers(struct trace_uprobe_filter *filter, struct perf_event *event,
+			     struct perf_event *skip)
+{
+	struct mm_struct *mm = event->hw.target ? event->hw.target->mm : NULL;
+	struct perf_event *other;
+
+	lockdep_assert_held(&filter->rwlock);
+	if (filter->nr_systemwide)
+		return true;
+	if (!mm)
+		return false;
+	list_for_each_entry(other, &filter->perf_events, hw.tp_list)
+		if (other != skip && other->hw.target->mm == mm)
+			return true;
+	return false;
+}
+
+/* A perf event of this event opens: its task's process is wanted. */
+static int tu_perf_open(struct trace_event_call *call, struct perf_event *event)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	struct trace_uprobe_filter *filter;
+	bool covered;
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+	filter = tp->event->filter;
+	write_lock(&filter->rwlock);
+	covered = tu_filter_covers(filter, event, NULL);
+	if (event->hw.target)
+		list_add(&event->hw.tp_list, &filter->perf_events);
+	else
+		filter->nr_systemwide++;
+	write_unlock(&filter->rwlock);
+
+	if (covered || trace_probe_test_flag(tp, TP_FLAG_TRACE))
+		return 0;
+	ret = tu_apply_event(tp, true);
+	if (!ret)
+		return 0;
+
+	write_lock(&filter->rwlock);
+	if (event->hw.target)
+		list_del(&event->hw.tp_list);
+	else
+		filter->nr_systemwide--;
+	write_unlock(&filter->rwlock);
+	tu_apply_event(tp, false);
+	return ret;
+}
+
+/* A perf event closes: its process is no longer wanted, unless... */
+static int tu_perf_close(struct trace_event_call *call, struct perf_event *event)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	struct trace_uprobe_filter *filter;
+	bool covered;
+
+	lockdep_assert_held(&event_mutex);
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+	filter = tp->event->filter;
+	write_lock(&filter->rwlock);
+	if (event->hw.target)
+		list_del(&event->hw.tp_list);
+	else
+		filter->nr_systemwide--;
+	covered = tu_filter_covers(filter, event, event);
+	write_unlock(&filter->rwlock);
+
+	if (!covered && !trace_probe_test_flag(tp, TP_FLAG_TRACE))
+		tu_apply_event(tp, false);
+	return 0;
+}
+#endif
+
+/* Called by ftrace and perf with event_mutex held. */
+static int trace_uprobe_register(struct trace_event_call *call, enum trace_reg type,
+				 void *data)
+{
+	switch (type) {
+	case TRACE_REG_REGISTER:
+		return tu_enable(call, data);
+	case TRACE_REG_UNREGISTER:
+		return tu_disable(call, data);
+#ifdef CONFIG_PERF_EVENTS
+	case TRACE_REG_PERF_REGISTER:
+		return tu_enable(call, NULL);
+	case TRACE_REG_PERF_UNREGISTER:
+		return tu_disable(call, NULL);
+	case TRACE_REG_PERF_OPEN:
+		return tu_perf_open(call, data);
+	case TRACE_REG_PERF_CLOSE:
+		return tu_perf_close(call, data);
+	case TRACE_REG_PERF_ADD:
+	case TRACE_REG_PERF_DEL:
+		return 0;
+#endif
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------- the events */
+
+static enum print_line_t print_uprobe_entry(struct trace_iterator *iter, int flags,
+					    struct trace_event *event)
+{
+	struct uprobe_entry_record *field = (void *)iter->ent;
+	struct trace_seq *s = &iter->seq;
+	struct trace_probe *tp;
+
+	tp = trace_probe_primary_from_call(container_of(event, struct trace_event_call, event));
+	if (WARN_ON_ONCE(!tp))
+		goto out;
+	trace_seq_printf(s, "%s: (0x%lx)", trace_probe_name(tp), field->ip);
+	if (trace_probe_print_args(s, tp->args, tp->nr_args, (u8 *)&field[1], field) < 0)
+		goto out;
+	trace_seq_putc(s, '\n');
+out:
+	return trace_handle_return(s);
+}
+
+static enum print_line_t print_uprobe_return(struct trace_iterator *iter, int flags,
+					     struct trace_event *event)
+{
+	struct uprobe_return_record *field = (void *)iter->ent;
+	struct trace_seq *s = &iter->seq;
+	struct trace_probe *tp;
+
+	tp = trace_probe_primary_from_call(container_of(event, struct trace_event_call, event));
+	if (WARN_ON_ONCE(!tp))
+		goto out;
+	trace_seq_printf(s, "%s: (0x%lx <- 0x%lx)", trace_probe_name(tp), field->ret_ip,
+			 field->func);
+	if (trace_probe_print_args(s, tp->args, tp->nr_args, (u8 *)&field[1], field) < 0)
+		goto out;
+	trace_seq_putc(s, '\n');
+out:
+	return trace_handle_return(s);
+}
+
+static int uprobe_entry_define_fields(struct trace_event_call *event_call)
+{
+	struct uprobe_entry_record field;
+	struct trace_probe *tp;
+	int ret;
+
+	tp = trace_probe_primary_from_call(event_call);
+	if (WARN_ON_ONCE(!tp))
+		return -ENOENT;
+	DEFINE_FIELD(unsigned long, ip, FIELD_STRING_IP, 0);
+
+	return traceprobe_define_arg_fields(event_call, sizeof(field), tp);
+}
+
+static int uprobe_return_define_fields(struct trace_event_call *event_call)
+{
+	struct uprobe_return_record field;
+	struct trace_probe *tp;
+	int ret;
+
+	tp = trace_probe_primary_from_call(event_call);
+	if (WARN_ON_ONCE(!tp))
+		return -ENOENT;
+	DEFINE_FIELD(unsigned long, func, FIELD_STRING_FUNC, 0);
+	DEFINE_FIELD(unsigned long, ret_ip, FIELD_STRING_RETIP, 0);
+
+	return traceprobe_define_arg_fields(event_call, sizeof(field), tp);
+}
+
+static struct trace_event_functions uprobe_entry_funcs = {
+	.trace = print_uprobe_entry,
+};
+
+static struct trace_event_functions uprobe_return_funcs = {
+	.trace = print_uprobe_return,
+};
+
+static struct trace_event_fields uprobe_entry_fields[] = {
+	{ .type = TRACE_FUNCTION_TYPE, .define_fields = uprobe_entry_define_fields },
+	{}
+};
+
+static struct trace_event_fields uprobe_return_fields[] = {
+	{ .type = TRACE_FUNCTION_TYPE, .define_fields = uprobe_return_define_fields },
+	{}
+};
+
+/* Makes @tu's event an ftrace event of its kind, with its print format. */
+static int tu_init_event_call(struct trace_uprobe *tu)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	bool ret = trace_uprobe_is_return(tu);
+
+	call->event.funcs = ret ? &uprobe_return_funcs : &uprobe_entry_funcs;
+	call->class->fields_array = ret ? uprobe_return_fields : uprobe_entry_fields;
+	call->flags = TRACE_EVENT_FL_UPROBE | TRACE_EVENT_FL_CAP_ANY;
+	call->class->reg = trace_uprobe_register;
+	return traceprobe_set_print_fmt(&tu->tp, ret ? PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
+}
+
+/* ------------------------------------------------ probes, their life */
+
+static void free_trace_uprobe(struct trace_uprobe *tu)
+{
+	if (!tu)
+		return;
+	path_put(&tu->path);
+	kfree(tu->filename);
+	trace_probe_cleanup(&tu->tp);
+	free_percpu(tu->hits);
+	kfree(tu);
+}
+
+static void tu_place_release(struct tu_place *place)
+{
+	path_put(&place->path);
+	kfree(place->filename);
+}
+
+/* A probe at @place, which it takes over (@place is emptied). */
+static struct trace_uprobe *alloc_trace_uprobe(const char *group, const char *event,
+					       int nargs, struct tu_place *place)
+{
+	struct trace_uprobe_filter *filter;
+	struct trace_uprobe *tu;
+	int ret = -ENOMEM;
+
+	tu = kzalloc(struct_size(tu, tp.args, nargs), GFP_KERNEL);
+	if (!tu)
+		return ERR_PTR(-ENOMEM);
+	tu->hits = alloc_percpu(unsigned long);
+	if (!tu->hits)
+		goto free_tu;
+	ret = trace_probe_init(&tu->tp, event, group, true, nargs);
+	if (ret)
+		goto free_tu;
+
+	filter = tu_filter(tu);
+	rwlock_init(&filter->rwlock);
+	INIT_LIST_HEAD(&filter->perf_events);
+	tu->consumer.handler = tu_entry_handler;
+	if (place->is_return)
+		tu->consumer.ret_handler = tu_return_handler;
+	tu->consumer.filter = tu_consumer_filter;
+	dyn_event_init(&tu->devent, &trace_uprobe_ops);
+
+	tu->path = place->path;
+	tu->filename = place->filename;
+	tu->offset = place->offset;
+	tu->ref_ctr_offset = place->ref_ctr_offset;
+	*place = (struct tu_place){};
+	return tu;
+
+free_tu:
+	free_trace_uprobe(tu);
+	return ERR_PTR(ret);
+}
+
+static struct trace_uprobe *find_probe_event(const char *event, const char *group)
+{
+	struct trace_uprobe *tu;
+	struct dyn_event *pos;
+
+	for_each_dyn_event(pos) {
+		if (!is_trace_uprobe(pos))
+			continue;
+		tu = to_trace_uprobe(pos);
+		if (!strcmp(trace_probe_name(&tu->tp), event) &&
+		    !strcmp(trace_probe_group_name(&tu->tp), group))
+			return tu;
+	}
+	return NULL;
+}
+
+/* Whether @event already has a probe at @tu's place with its arguments. */
+static bool tu_event_has_probe(struct trace_uprobe *event, struct trace_uprobe *tu)
+{
+	struct inode *inode = d_real_inode(tu->path.dentry);
+	struct trace_uprobe *other;
+	int i;
+
+	list_for_each_entry(other, trace_probe_probe_list(&event->tp), tp.list) {
+		if (d_real_inode(other->path.dentry) != inode || other->offset != tu->offset)
+			continue;
+		for (i = 0; i < tu->tp.nr_args; i++)
+			if (strcmp(other->tp.args[i].comm, tu->tp.args[i].comm))
+				break;
+		if (i == tu->tp.nr_args)
+			return true;
+	}
+	return false;
+}
+
+/* Adds @tu to the existing event of @old as a sibling probe. */
+static int tu_join_event(struct trace_uprobe *tu, struct trace_uprobe *old)
+{
+	int ret;
+
+	if (trace_uprobe_is_return(tu) != trace_uprobe_is_return(old)) {
+		trace_probe_log_set_index(0);
+		trace_probe_log_err(0, DIFF_PROBE_TYPE);
+		return -EEXIST;
+	}
+	ret = trace_probe_compare_arg_type(&tu->tp, &old->tp);
+	if (ret) {
+		trace_probe_log_set_index(ret + 1);
+		trace_probe_log_err(0, DIFF_ARG_TYPE);
+		return -EEXIST;
+	}
+	if (tu_event_has_probe(old, tu)) {
+		trace_probe_log_set_index(0);
+		trace_probe_log_err(0, SAME_PROBE);
+		return -EEXIST;
+	}
+	ret = trace_probe_append(&tu->tp, &old->tp);
+	if (ret)
+		return ret;
+	/* An enabled event traces at its new place at once. */
+	if (trace_probe_is_enabled(&tu->tp)) {
+		ret = tu_arm(tu);
+		if (ret) {
+			trace_probe_unlink(&tu->tp);
+			trace_probe_log_set_index(1);
+			trace_probe_log_err(0, FAIL_REG_PROBE);
+			return ret;
+		}
+	}
+	dyn_event_add(&tu->devent, trace_probe_event_call(&tu->tp));
+	return 0;
+}
+
+/* Makes @tu's event an ftrace event, or a sibling of its namesake. */
+static int register_trace_uprobe(struct trace_uprobe *tu)
+{
+	struct trace_uprobe *old;
+	int ret;
+
+	guard(mutex)(&event_mutex);
+	old = find_probe_event(trace_probe_name(&tu->tp), trace_probe_group_name(&tu->tp));
+	if (old)
+		return tu_join_event(tu, old);
+
+	ret = trace_probe_register_event_call(&tu->tp);
+	if (ret == -EEXIST) {
+		trace_probe_log_set_index(0);
+		trace_probe_log_err(0, EVENT_EXIST);
+	} else if (ret) {
+		pr_warn("Failed to register probe event (%d)\n", ret);
+	}
+	if (!ret)
+		dyn_event_add(&tu->devent, trace_probe_event_call(&tu->tp));
+	return ret;
+}
+
+/* Takes @tu out of the event list; an enabled event is busy. */
+static int unregister_trace_uprobe(struct trace_uprobe *tu)
+{
+	lockdep_assert_held(&event_mutex);
+	if (trace_probe_is_enabled(&tu->tp))
+		return -EBUSY;
+	if (!trace_probe_has_sibling(&tu->tp)) {
+		if (trace_event_dyn_busy(trace_probe_event_call(&tu->tp)))
+			return -EBUSY;
+		if (trace_probe_unregister_event_call(&tu->tp))
+			return -EBUSY;
+	}
+	dyn_event_remove(&tu->devent);
+	trace_probe_unlink(&tu->tp);
+	return 0;
+}
+
+/* ------------------------------------------------------------- parsing */
+
+/*
+ * Whether the command is a uprobe definition: "p" or "r", maybe with
+ * ":NAME", then PATH:OFFSET with a '/' in PATH and a digit first in
+ * OFFSET.  Other lines are left to the other dynamic event types.  A
+ * number after "r" (a kretprobe's MAXACTIVE) is accepted and means
+ * nothing here: a task's pending returns have their own limit.
+ */
+static int tu_claim_command(int argc, const char **argv)
+{
+	const char *cmd = argv[0], *rest = cmd + 1, *colon;
+
+	if (cmd[0] == 'r')
+		rest += strspn(rest, "0123456789");
+	if ((cmd[0] != 'p' && cmd[0] != 'r') || (*rest != '\0' && *rest != ':'))
+		return -ECANCELED;
+	if (argc < 2 || !strchr(argv[1], '/'))
+		return -ECANCELED;
+	colon = strrchr(argv[1], ':');
+	if (!colon || !isdigit(colon[1]))
+		return -ECANCELED;
+	if (argc - 2 > MAX_TRACE_ARGS)
+		return -E2BIG;
+	return 0;
+}
+
+/* PATH: a regular file, held. */
+static int tu_lookup_file(const char *name, struct path *path)
+{
+	int ret;
+
+	ret = kern_path(name, LOOKUP_FOLLOW, path);
+	if (ret)
+		return ret;
+	if (!d_is_reg(path->dentry)) {
+		path_put(path);
+		*path = (struct path){};
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * OFFSET[%return][(REF_CTR_OFFSET)], at @off in @spec (a copy of the
+ * command's PATH:OFFSET, which places the errors).
+ */
+static int tu_parse_offset(char *spec, char *off, struct tu_place *place)
+{
+	char *brace, *close, *suffix;
+
+	brace = strchr(off, '(');
+	if (brace) {
+		close = strchr(brace, ')');
+		if (!close) {
+			trace_probe_log_err(brace - spec + strlen(brace), REFCNT_OPEN_BRACE);
+			return -EINVAL;
+		}
+		if (close[1]) {
+			trace_probe_log_err(close + 1 - spec, BAD_REFCNT_SUFFIX);
+			return -EINVAL;
+		}
+		*brace = '\0';
+		*close = '\0';
+		place->ref_ctr_pos = brace + 1 - spec;
+		if (kstrtoul(brace + 1, 0, &place->ref_ctr_offset)) {
+			trace_probe_log_err(brace + 1 - spec, BAD_REFCNT);
+			return -EINVAL;
+		}
+	}
+	suffix = strchr(off, '%');
+	if (suffix) {
+		if (strcmp(suffix, "%return")) {
+			trace_probe_log_err(suffix - spec, BAD_ADDR_SUFFIX);
+			return -EINVAL;
+		}
+		*suffix = '\0';
+		place->is_return = true;
+	}
+	if (kstrtoul(off, 0, &place->offset)) {
+		trace_probe_log_err(off - spec, BAD_UPROBE_OFFS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* PATH:OFFSET..., the second word of the command. */
+static int tu_parse_place(const char *arg, struct tu_place *place)
+{
+	char *spec, *colon;
+	int ret;
+
+	trace_probe_log_set_index(1);
+	spec = kstrdup(arg, GFP_KERNEL);
+	if (!spec)
+		return -ENOMEM;
+	colon = strrchr(spec, ':');
+	*colon = '\0';
+	place->ref_ctr_pos = strlen(arg);
+	ret = tu_lookup_file(spec, &place->path);
+	if (ret) {
+		__trace_probe_log_err(0, ret == -EINVAL ? TP_ERR_NO_REGULAR_FILE :
+							 TP_ERR_FILE_NOT_FOUND);
+		goto free_spec;
+	}
+	ret = tu_parse_offset(spec, colon + 1, place);
+	if (ret)
+		goto free_spec;
+	place->filename = spec;
+	return 0;
+
+free_spec:
+	kfree(spec);
+	return ret;
+}
+
+/* One place has one SDT semaphore: a definition naming another is refused. */
+static int tu_check_ref_ctr(const struct tu_place *place)
+{
+	struct inode *inode = d_real_inode(place->path.dentry);
+	struct trace_uprobe *tu;
+	struct dyn_event *pos;
+
+	guard(mutex)(&event_mutex);
+	for_each_dyn_event(pos) {
+		if (!is_trace_uprobe(pos))
+			continue;
+		tu = to_trace_uprobe(pos);
+		if (d_real_inode(tu->path.dentry) != inode || tu->offset != place->offset ||
+		    tu->ref_ctr_offset == place->ref_ctr_offset)
+			continue;
+		trace_probe_log_err(place->ref_ctr_pos, BAD_REFCNT);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "p_", the file's base name up to its first non-alphanumeric, "_0x" OFFSET. */
+static void tu_default_name(char *buf, const char *filename, unsigned long offset)
+{
+	const char *base = kbasename(filename);
+	int len = 0;
+
+	while (isalnum(base[len]))
+		len++;
+	snprintf(buf, MAX_EVENT_NAME_LEN, "p_%.*s_0x%lx", len, base, offset);
+}
+
+static int tu_parse_args(struct trace_uprobe *tu, int argc, const char **argv,
+			 struct traceprobe_parse_context *ctx)
+{
+	int i, ret;
+
+	for (i = 0; i < argc; i++) {
+		trace_probe_log_set_index(i + 2);
+		ctx->offset = 0;
+		ret = traceprobe_parse_probe_arg(&tu->tp, i, argv[i], ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int tu_create_from_words(int argc, const char **argv)
+{
+	struct traceprobe_parse_context ctx = { .flags = TPARG_FL_USER };
+	const char *event = NULL, *group = UPROBE_EVENT_SYSTEM;
+	char gbuf[MAX_EVENT_NAME_LEN], nbuf[MAX_EVENT_NAME_LEN];
+	struct tu_place place = {};
+	struct trace_uprobe *tu;
+	int ret;
+
+	ret = tu_claim_command(argc, argv);
+	if (ret)
+		return ret;
+	trace_probe_log_init("trace_uprobe", argc, argv);
+	place.is_return = argv[0][0] == 'r';
+	event = strchr(argv[0], ':');
+	if (event) {
+		event++;
+		ret = traceprobe_parse_event_name(&event, &group, gbuf, event - argv[0]);
+		if (ret)
+			goto out;
+	}
+	ret = tu_parse_place(argv[1], &place);
+	if (!ret)
+		ret = tu_check_ref_ctr(&place);
+	if (ret)
+		goto out;
+	if (!event) {
+		tu_default_name(nbuf, place.filename, place.offset);
+		event = nbuf;
+	}
+	if (place.is_return)
+		ctx.flags |= TPARG_FL_RETURN;
+
+	tu = alloc_trace_uprobe(group, event, argc - 2, &place);
+	if (IS_ERR(tu)) {
+		ret = PTR_ERR(tu);
+		goto out;
+	}
+	ret = tu_parse_args(tu, argc - 2, argv + 2, &ctx);
+	if (!ret)
+		ret = tu_init_event_call(tu);
+	if (!ret)
+		ret = register_trace_uprobe(tu);
+	if (ret)
+		free_trace_uprobe(tu);
+out:
+	tu_place_release(&place);
+	traceprobe_finish_parse(&ctx);
+	trace_probe_log_clear();
+	return ret;
+}
+
+static int tu_dyn_create(const char *raw_command)
+{
+	return trace_probe_create(raw_command, tu_create_from_words);
+}
+
+/* One line written to uprobe_events: a definition or a "-:" removal. */
+static int tu_run_line(const char *line)
+{
+	int err;
+
+	if (line[0] == '-')
+		return dyn_event_release(line, &trace_uprobe_ops);
+	/* Not a uprobe definition at all: a line uprobe_events refuses. */
+	err = dyn_event_create(line, &trace_uprobe_ops);
+	return err == -ECANCELED ? -EINVAL : err;
+}
+
+/* ------------------------------------------------- dynamic event hooks */
+
+static bool tu_dyn_busy(struct dyn_event *ev)
+{
+	return trace_probe_is_enabled(&to_trace_uprobe(ev)->tp);
+}
+
+static int tu_dyn_free(struct dyn_event *ev)
+{
+	struct trace_uprobe *tu = to_trace_uprobe(ev);
+	int ret;
+
+	ret = unregister_trace_uprobe(tu);
+	if (!ret)
+		free_trace_uprobe(tu);
+	return ret;
+}
+
+/* PATH:0xOFFSET[(0xREF)], as uprobe_events lists the place; kfree() it. */
+static char *tu_place_string(struct trace_uprobe *tu)
+{
+	if (tu->ref_ctr_offset)
+		return kasprintf(GFP_KERNEL, "%s:0x%0*lx(0x%lx)", tu->filename,
+				 (int)(sizeof(void *) * 2), tu->offset, tu->ref_ctr_offset);
+	return kasprintf(GFP_KERNEL, "%s:0x%0*lx", tu->filename,
+			 (int)(sizeof(void *) * 2), tu->offset);
+}
+
+/* "-:[GRP/]EVENT [PATH:OFFSET [ARGS]]": the rest as uprobe_events lists it. */
+static bool tu_dyn_match(const char *system, const char *event,
+			       int argc, const char **argv, struct dyn_event *ev)
+{
+	struct trace_uprobe *tu = to_trace_uprobe(ev);
+	bool same;
+	char *place;
+
+	if (event[0] && strcmp(trace_probe_name(&tu->tp), event))
+		return false;
+	if (system && strcmp(trace_probe_group_name(&tu->tp), system))
+		return false;
+	if (!argc)
+		return true;
+	place = tu_place_string(tu);
+	same = place && !strcmp(place, argv[0]);
+	kfree(place);
+	return same && trace_probe_match_command_args(&tu->tp, argc - 1, argv + 1);
+}
+
+static int tu_dyn_show(struct seq_file *m, struct dyn_event *ev)
+{
+	struct trace_uprobe *tu = to_trace_uprobe(ev);
+	struct probe_arg *arg;
+
+	seq_printf(m, "%c:%s/%s %s:0x%0*lx", trace_uprobe_is_return(tu) ? 'r' : 'p',
+		   trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
+		   tu->filename, (int)(sizeof(void *) * 2), tu->offset);
+	if (tu->ref_ctr_offset)
+		seq_printf(m, "(0x%lx)", tu->ref_ctr_offset);
+	for (arg = tu->tp.args; arg < tu->tp.args + tu->tp.nr_args; arg++)
+		seq_printf(m, " %s=%s", arg->name, arg->comm);
+	seq_puts(m, "\n");
+	return 0;
+}
+
+/* ------------------------------------------------------- tracefs files */
+
+/*
+ * uprobe_events and uprobe_profile walk the dynamic event list, each
+ * showing its own view of the uprobe events in it.
+ */
+static int uprobe_events_seq_show(struct seq_file *m, void *v)
+{
+	return is_trace_uprobe(v) ? tu_dyn_show(m, v) : 0;
+}
+
+static unsigned long tu_hits(struct trace_uprobe *tu)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(tu->hits, cpu);
+	return sum;
+}
+
+/* uprobe_profile: "  PATH EVENT HITS" for each probe. */
+static int uprobe_profile_seq_show(struct seq_file *m, void *v)
+{
+	struct trace_uprobe *tu;
+
+	if (!is_trace_uprobe(v))
+		return 0;
+	tu = to_trace_uprobe(v);
+	seq_printf(m, "  %s %-44s %15lu\n", tu->filename, trace_probe_name(&tu->tp),
+		   tu_hits(tu));
+	return 0;
+}
+
+static const struct seq_operations uprobe_events_seq_op = {
+	.show = uprobe_events_seq_show,
+	.start = dyn_event_seq_start,
+	.next = dyn_event_seq_next,
+	.stop = dyn_event_seq_stop,
+};
+
+static const struct seq_operations uprobe_profile_seq_op = {
+	.show = uprobe_profile_seq_show,
+	.start = dyn_event_seq_start,
+	.next = dyn_event_seq_next,
+	.stop = dyn_event_seq_stop,
+};
+
+/* Opening uprobe_events for writing, truncated, removes every uprobe event. */
+static int uprobe_events_open(struct inode *inode, struct file *file)
+{
+	bool truncate = (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC);
+	int err = security_locked_down(LOCKDOWN_TRACEFS);
+
+	if (!err && truncate)
+		err = dyn_events_release_all(&trace_uprobe_ops);
+	return err ?: seq_open(file, &uprobe_events_seq_op);
+}
+
+static int uprobe_profile_open(struct inode *inode, struct file *file)
+{
+	return security_locked_down(LOCKDOWN_TRACEFS) ?: seq_open(file, &uprobe_profile_seq_op);
+}
+
+static ssize_t uprobe_events_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *pos)
+{
+	return trace_parse_run_command(file, ubuf, len, pos, tu_run_line);
+}
+
+static const struct file_operations uprobe_events_fops = {
+	.open = uprobe_events_open,
+	.write = uprobe_events_write,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release,
+	.owner = THIS_MODULE,
+};
+
+static const struct file_operations uprobe_profile_fops = {
+	.open = uprobe_profile_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release,
+	.owner = THIS_MODULE,
+};
+
+/* -------------------------------------------------- perf and BPF glue */
+
+#ifdef CONFIG_PERF_EVENTS
+/**
+ * create_local_trace_uprobe - a probe event of perf's own
+ * @name: the probed file
+ * @offs: the probed offset in it
+ * @ref_ctr_offset: the offset of its SDT semaphore, or 0
+ * @is_return: probe the returns of the function at @offs
+ *
+ * The event is in no list: only the perf event that made it uses it,
+ * and destroy_local_trace_uprobe() frees it.
+ *
+ * Return: the event, or an ERR_PTR: -ENOENT (or another lookup error)
+ * for a missing file, -EINVAL for one that is not a regular file, -ENOMEM.
+ */
+struct trace_event_call *
+create_local_trace_uprobe(char *name, unsigned long offs, unsigned long ref_ctr_offset,
+			  bool is_return)
+{
+	struct tu_place place = {
+		.offset = offs,
+		.ref_ctr_offset = ref_ctr_offset,
+		.is_return = is_return,
+	};
+	char event[MAX_EVENT_NAME_LEN];
+	struct trace_uprobe *tu;
+	int ret;
+
+	ret = tu_lookup_file(name, &place.path);
+	if (ret)
+		return ERR_PTR(ret);
+	place.filename = kstrdup(name, GFP_KERNEL);
+	if (!place.filename) {
+		ret = -ENOMEM;
+		goto release_place;
+	}
+	tu_default_name(event, name, offs);
+	tu = alloc_trace_uprobe(UPROBE_EVENT_SYSTEM, event, 0, &place);
+	if (IS_ERR(tu)) {
+		ret = PTR_ERR(tu);
+		goto release_place;
+	}
+	ret = tu_init_event_call(tu);
+	if (ret) {
+		free_trace_uprobe(tu);
+		return ERR_PTR(ret);
+	}
+	return trace_probe_event_call(&tu->tp);
+
+release_place:
+	tu_place_release(&place);
+	return ERR_PTR(ret);
+}
+
+/**
+ * destroy_local_trace_uprobe - free an event of create_local_trace_uprobe()
+ * @event_call: the event, disabled
+ */
+void destroy_local_trace_uprobe(struct trace_event_call *event_call)
+{
+	struct trace_uprobe *tu = trace_uprobe_primary_from_call(event_call);
+
+	if (!tu || WARN_ON_ONCE(trace_probe_is_enabled(&tu->tp)))
+		return;
+	free_trace_uprobe(tu);
+}
+
+/**
+ * bpf_get_uprobe_info - what a perf event of a uprobe event probes
+ * @event: the perf event
+ * @fd_type: BPF_FD_TYPE_UPROBE or BPF_FD_TYPE_URETPROBE, out
+ * @filename: the probed file's name, out
+ * @probe_offset: the probed offset, out
+ * @probe_addr: 0, out: the probe has an address in each process
+ * @perf_type_tracepoint: @event is of the tracepoint PMU, opened by id
+ *
+ * Return: 0, or -EINVAL when @event is not of a uprobe event.
+ */
+int bpf_get_uprobe_info(const struct perf_event *event, u32 *fd_type,
+			const char **filename, u64 *probe_offset,
+			u64 *probe_addr, bool perf_type_tracepoint)
+{
+	struct trace_event_call *call = event->tp_event;
+	struct trace_uprobe *tu;
+
+	if (perf_type_tracepoint)
+		tu = find_probe_event(trace_event_name(call), call->class->system);
+	else
+		tu = trace_uprobe_primary_from_call(call);
+	if (!tu)
+		return -EINVAL;
+	*fd_type = trace_uprobe_is_return(tu) ? BPF_FD_TYPE_URETPROBE : BPF_FD_TYPE_UPROBE;
+	*filename = tu->filename;
+	*probe_offset = tu->offset;
+	*probe_addr = 0;
+	return 0;
+}
+#endif /* CONFIG_PERF_EVENTS */
+
+/* ---------------------------------------------------------------- init */
+
+/* The dynamic event type exists before tracefs does. */
+static __init int init_uprobe_trace_early(void)
+{
+	return dyn_event_register(&trace_uprobe_ops);
+}
+core_initcall(init_uprobe_trace_early);
+
+static __init int init_uprobe_trace(void)
+{
+	if (tracing_init_dentry())
+		return 0;
+	trace_create_file("uprobe_events", TRACE_MODE_WRITE, NULL, NULL, &uprobe_events_fops);
+	trace_create_file("uprobe_profile", TRACE_MODE_READ, NULL, NULL, &uprobe_profile_fops);
+	return 0;
+}
+fs_initcall(init_uprobe_trace);
