@@ -11,6 +11,8 @@
  *    EBUSY while enabled, trace instances;
  *  - listing: a table of definitions and the canonical line listed back;
  *  - fetch: a table of fetch arguments and the exact values traced;
+ *  - record: faults while fetching, an event enabled while it grows,
+ *    "r10:" (where the base tracer falls short: logged only, there);
  *  - bad: a table of refused lines, with errno and error_log entry.
  *
  * Templates of the tables name run-time values as ${name}; see ev_expand().
@@ -48,6 +50,7 @@ char g_str[] = "hello-global";
 long g_arr[4] = { 11, 22, 33, 44 };
 struct rec g_rec = { 42, &g_arr[2], "inner", 0xabcd1234 };
 struct rec *g_recp = &g_rec;
+const char *g_strp = g_str;
 
 /* The bitfield templates read g_rec.bits at +32. */
 static_assert(offsetof(struct rec, bits) == 32, "struct rec layout");
@@ -1113,6 +1116,125 @@ TEST_F(fetch, traced)
 	free(want);
 	free(line);
 	free(trace);
+}
+
+/* ---------------------------------------------------------------- record */
+
+/* How a hit is recorded, beyond the fetch table.  The event is utest/rc. */
+FIXTURE(record) {};
+
+FIXTURE_SETUP(record)
+{
+	tracing_reset();
+}
+
+FIXTURE_TEARDOWN(record)
+{
+	tracing_reset();
+}
+
+/*
+ * A string in a page of a file that this process has mapped but never
+ * touched: reading it needs a page fault, which the tracer takes.
+ */
+TEST_F(record, string_needs_a_page_fault)
+{
+	static const char text[] = "paged-in";
+	char path[] = "/tmp/utest-record-XXXXXX", *line, *trace, want[128];
+	const char *map;
+	int fd;
+
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	unlink(path);
+	ASSERT_EQ(sizeof(text), write(fd, text, sizeof(text)));
+	map = mmap(NULL, getpagesize(), PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} s=+0(%si):string"));
+	ASSERT_EQ(0, event_enable("utest", "rc", 1));
+	target_rec(&g_rec, map);
+	ASSERT_EQ(0, event_enable("utest", "rc", 0));
+	trace = trace_read();
+	line = ev_trace_line(trace, "rc");
+	free(trace);
+	ASSERT_NE(NULL, line);
+	snprintf(want, sizeof(want), "(%p) s=\"%s\"", target_rec, text);
+	EXPECT_STREQ(want, line);
+	free(line);
+	munmap((void *)map, getpagesize());
+}
+
+/*
+ * A fetch that fails half-way (the inner pointer is bad) records nothing
+ * of earlier hits: 0 for a number, "(fault)" for a string.  The first
+ * call fills the buffers with what a good fetch gives.  The base tracer
+ * records the earlier number again: only logged there.
+ */
+TEST_F(record, failed_fetch_leaves_nothing_stale)
+{
+	char *trace;
+
+	ASSERT_EQ(0, ev_define("uprobe_events",
+			       "p:utest/rc ${path}:${six} s=+0(+0(%di)):string n=+0(+0(%di)):u32"));
+	ASSERT_EQ(0, event_enable("utest", "rc", 1));
+	target_six((long)&g_strp, 0, 0, 0, 0, 0);
+	call_target(SIX);	/* %di is -1 */
+	ASSERT_EQ(0, event_enable("utest", "rc", 0));
+	trace = trace_read();
+	ASSERT_NE(NULL, trace);
+	EXPECT_EQ(2, count_lines(trace, " rc: ("));
+	/* "hell" as a little-endian u32 */
+	EXPECT_EQ(1, count_lines(trace, " s=\"hello-global\" n=1819043176")) TH_LOG("%s", trace);
+	if (engine_is_base())
+		TH_LOG("base kernel:\n%s", trace);
+	else
+		EXPECT_EQ(1, count_lines(trace, " s=(fault) n=0")) TH_LOG("%s", trace);
+	free(trace);
+}
+
+/*
+ * A place added to an enabled event records at once.  The base tracer
+ * arms it only when the event is next enabled: only logged there.
+ */
+TEST_F(record, place_added_to_enabled_event)
+{
+	char *trace;
+
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${six} x=%di"));
+	ASSERT_EQ(0, event_enable("utest", "rc", 1));
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} x=%di"));
+	call_target(SIX);
+	call_target(REC);
+	ASSERT_EQ(0, event_enable("utest", "rc", 0));
+	trace = trace_read();
+	ASSERT_NE(NULL, trace);
+	if (engine_is_base())
+		TH_LOG("base kernel: %d records", count_lines(trace, " rc: ("));
+	else
+		EXPECT_EQ(2, count_lines(trace, " rc: (")) TH_LOG("%s", trace);
+	free(trace);
+}
+
+/*
+ * "r10:GRP/EVENT": a kretprobe's MAXACTIVE after "r" is taken and means
+ * nothing here; the event keeps its name.  The base tracer makes a
+ * default name instead: only logged there.
+ */
+TEST_F(record, return_maxactive_ignored)
+{
+	char *want = ev_expand("r:utest/rc ${path}:0x${six16}\n"), *list;
+
+	ASSERT_NE(NULL, want);
+	ASSERT_EQ(0, ev_define("uprobe_events", "r10:utest/rc ${path}:${six}"));
+	list = tfs_read("uprobe_events");
+	ASSERT_NE(NULL, list);
+	if (engine_is_base())
+		TH_LOG("base kernel: %s", list);
+	else
+		EXPECT_STREQ(want, list);
+	free(list);
+	free(want);
 }
 
 /* ------------------------------------------------------------------- bad */
