@@ -139,7 +139,7 @@ static int tu_dyn_show(struct seq_file *m, struct dyn_event *ev);
 static int tu_dyn_free(struct dyn_event *ev);
 static bool tu_dyn_busy(struct dyn_event *ev);
 static bool tu_dyn_match(const char *system, const char *event,
-			       int argc, const char **argv, struct dyn_event *ev);
+			 int argc, const char **argv, struct dyn_event *ev);
 
 static struct dyn_event_operations trace_uprobe_ops = {
 	.create = tu_dyn_create,
@@ -1406,7 +1406,7 @@ static char *tu_place_string(struct trace_uprobe *tu)
 
 /* "-:[GRP/]EVENT [PATH:OFFSET [ARGS]]": the rest as uprobe_events lists it. */
 static bool tu_dyn_match(const char *system, const char *event,
-			       int argc, const char **argv, struct dyn_event *ev)
+			 int argc, const char **argv, struct dyn_event *ev)
 {
 	struct trace_uprobe *tu = to_trace_uprobe(ev);
 	bool same;
