@@ -27,7 +27,8 @@
  * A hit.  The handlers run in the probed task, where they may sleep:
  * the arguments are fetched first, with preemption on, so that reading
  * user memory may fault pages in; into a per-CPU scratch page (its mutex
- * keeps it ours if the task moves).  Only then are the records reserved,
+ * keeps it ours if the task moves; a task that finds it taken fetches
+ * into a page of its own rather than wait).  Only then are the records reserved,
  * filled from the scratch page and committed, in each trace buffer that
  * has the event enabled and in perf's buffer, with preemption off.  A
  * fetch that fails leaves zeros, or "(fault)" for a string: never the
@@ -46,7 +47,7 @@
  *				from within the core, never held across a
  *				call into it
  *	scratch->lock		one CPU's scratch page, for one hit at a time;
- *				taken with no other lock held
+ *				only tried, with no other lock held
  */
 #define pr_fmt(fmt)	"trace_uprobe: " fmt
 
@@ -124,6 +125,7 @@ struct tu_hit {
 	void		*args;		/* the fetched arguments, or NULL */
 	int		dyn_size;	/* their dynamic (string) part */
 	struct tu_scratch *scratch;	/* locked while it holds @args */
+	void		*own_page;	/* or the page that holds them */
 };
 
 struct tu_scratch {
@@ -355,32 +357,50 @@ static void tu_store_args(struct trace_uprobe *tu, struct pt_regs *regs, void *d
 }
 
 /*
- * Fetches the arguments of @tu for @hit into this CPU's scratch page,
- * which stays locked until tu_put_args().
+ * A page for the arguments of @hit: this CPU's scratch page, locked until
+ * tu_put_args(); or, when another task fetches into it (and may be waiting
+ * for a page fault), a page of its own, so as not to wait behind it.
  */
-static void tu_fetch_args(struct trace_uprobe *tu, struct tu_hit *hit)
+static void *tu_get_scratch(struct tu_hit *hit)
 {
-	struct tu_scratch *scratch;
+	struct tu_scratch *scratch = raw_cpu_ptr(READ_ONCE(tu_scratch));
+
+	if (mutex_trylock(&scratch->lock)) {
+		hit->scratch = scratch;
+		return scratch->buf;
+	}
+	hit->own_page = kmalloc(TU_SCRATCH_SIZE, GFP_KERNEL);
+	return hit->own_page;
+}
+
+/*
+ * Fetches the arguments of @tu for @hit into a scratch page; false when
+ * there is no page to fetch them into.
+ */
+static bool tu_fetch_args(struct trace_uprobe *tu, struct tu_hit *hit)
+{
+	void *page;
 	int room;
 
 	hit->args = NULL;
 	hit->dyn_size = 0;
-	hit->scratch = NULL;
 	if (!tu->tp.nr_args)
-		return;
-	scratch = raw_cpu_ptr(READ_ONCE(tu_scratch));
-	mutex_lock(&scratch->lock);
-	hit->scratch = scratch;
+		return true;
+	page = tu_get_scratch(hit);
+	if (!page)
+		return false;
 	room = TU_SCRATCH_SIZE - hit->head_size - tu->tp.size;
 	hit->dyn_size = clamp(__get_data_size(&tu->tp, hit->regs, NULL), 0, max(room, 0));
-	hit->args = scratch->buf + hit->head_size;
+	hit->args = page + hit->head_size;
 	tu_store_args(tu, hit->regs, hit->args, hit->head_size, hit->dyn_size);
+	return true;
 }
 
 static void tu_put_args(struct tu_hit *hit)
 {
 	if (hit->scratch)
 		mutex_unlock(&hit->scratch->lock);
+	kfree(hit->own_page);
 }
 
 /* ------------------------------------------------------------- records */
@@ -484,11 +504,12 @@ static void tu_record(struct trace_uprobe *tu, struct tu_hit *hit, unsigned int 
 	unsigned long saved = utask->vaddr;
 
 	utask->vaddr = (unsigned long)&udd;
-	tu_fetch_args(tu, hit);
-	if (flags & TP_FLAG_TRACE)
-		tu_trace(tu, hit);
-	if (flags & TP_FLAG_PROFILE)
-		tu_perf(tu, hit, wanted);
+	if (tu_fetch_args(tu, hit)) {
+		if (flags & TP_FLAG_TRACE)
+			tu_trace(tu, hit);
+		if (flags & TP_FLAG_PROFILE)
+			tu_perf(tu, hit, wanted);
+	}
 	tu_put_args(hit);
 	utask->vaddr = saved;
 }
