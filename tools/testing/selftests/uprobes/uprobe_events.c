@@ -11,8 +11,9 @@
  *    EBUSY while enabled, trace instances;
  *  - listing: a table of definitions and the canonical line listed back;
  *  - fetch: a table of fetch arguments and the exact values traced;
- *  - record: faults while fetching, an event enabled while it grows,
- *    "r10:" (where the base tracer falls short: logged only, there);
+ *  - record: faults while fetching (one that waits holds up no other
+ *    hit), an event enabled while it grows, "r10:" (the last two where the
+ *    base tracer falls short: logged only, there);
  *  - bad: a table of refused lines, with errno and error_log entry.
  *
  * Templates of the tables name run-time values as ${name}; see ev_expand().
@@ -27,10 +28,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/userfaultfd.h>
 
 #include "../kselftest_harness.h"
 #include "uprobe_util.h"
@@ -1214,6 +1220,133 @@ TEST_F(record, place_added_to_enabled_event)
 	else
 		EXPECT_EQ(2, count_lines(trace, " rc: (")) TH_LOG("%s", trace);
 	free(trace);
+}
+
+/* A thread of the test below: one call of target_rec(), pinned to CPU 0. */
+struct rec_caller {
+	pthread_t thread;
+	const char *str;	/* target_rec()'s string */
+	int done[2];		/* a pipe, written when the call returned */
+};
+
+static void *rec_caller_run(void *arg)
+{
+	struct rec_caller *c = arg;
+
+	if (!pin_to_cpu(0))
+		target_rec(&g_rec, c->str);
+	if (write(c->done[1], "d", 1) != 1)
+		return NULL;
+	return c;
+}
+
+static int rec_caller_start(struct rec_caller *c, const char *str)
+{
+	c->str = str;
+	if (pipe(c->done))
+		return -1;
+	return pthread_create(&c->thread, NULL, rec_caller_run, c);
+}
+
+/* Whether @c's call returned within @ms milliseconds. */
+static bool rec_caller_returned(struct rec_caller *c, int ms)
+{
+	struct pollfd pfd = { .fd = c->done[0], .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 1;
+}
+
+static void rec_caller_end(struct rec_caller *c)
+{
+	pthread_join(c->thread, NULL);
+	close(c->done[0]);
+	close(c->done[1]);
+}
+
+/* A userfaultfd on one missing page at @page; the fd, or -1. */
+static int slow_page(void *page)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.range = { .start = (unsigned long)page, .len = getpagesize() },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, UFFDIO_API, &api) || ioctl(fd, UFFDIO_REGISTER, &reg)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Waits for the fault on @fd's page, then fills the page with @text. */
+static int serve_slow_page(int fd, void *page, const char *text)
+{
+	char *src = calloc(1, getpagesize());
+	struct uffdio_copy copy = {
+		.dst = (unsigned long)page,
+		.len = getpagesize(),
+	};
+	struct uffd_msg msg;
+	int err = -1;
+
+	if (!src)
+		return -1;
+	strcpy(src, text);
+	copy.src = (unsigned long)src;
+	if (read(fd, &msg, sizeof(msg)) == sizeof(msg) && msg.event == UFFD_EVENT_PAGEFAULT)
+		err = ioctl(fd, UFFDIO_COPY, &copy);
+	free(src);
+	return err;
+}
+
+/*
+ * A task held in a page fault while its hit's arguments are fetched (the
+ * page is a userfaultfd one, served only later) holds up no other task:
+ * another hit on the same CPU is recorded meanwhile.  The held one is
+ * recorded, string and all, once the page comes.
+ */
+TEST_F(record, fault_wait_holds_up_no_one)
+{
+	struct rec_caller held, other;
+	bool returned;
+	char *trace;
+	void *page;
+	int uffd;
+
+	page = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	uffd = slow_page(page);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd");
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} s=+0(%si):string"));
+	ASSERT_EQ(0, event_enable("utest", "rc", 1));
+
+	/* The first fetch waits for the page, on CPU 0... */
+	ASSERT_EQ(0, rec_caller_start(&held, page));
+	usleep(200 * 1000);
+	EXPECT_FALSE(rec_caller_returned(&held, 0));
+	/* ...while a second hit on CPU 0 goes through. */
+	ASSERT_EQ(0, rec_caller_start(&other, g_str));
+	returned = rec_caller_returned(&other, 5000);
+	ASSERT_EQ(0, serve_slow_page(uffd, page, "slow-page"));
+	EXPECT_TRUE(rec_caller_returned(&held, 5000));
+	rec_caller_end(&held);
+	rec_caller_end(&other);
+	ASSERT_EQ(0, event_enable("utest", "rc", 0));
+
+	trace = trace_read();
+	ASSERT_NE(NULL, trace);
+	EXPECT_EQ(1, count_lines(trace, " s=\"slow-page\"")) TH_LOG("%s", trace);
+	EXPECT_EQ(1, count_lines(trace, " s=\"hello-global\"")) TH_LOG("%s", trace);
+	EXPECT_TRUE(returned);
+	free(trace);
+	close(uffd);
+	munmap(page, getpagesize());
 }
 
 /*
