@@ -20,9 +20,11 @@
  * nothing.  ftrace wants every process.  perf events want the processes
  * of their tasks only, or every process for a CPU-wide event: the event's
  * struct trace_uprobe_filter lists them, the consumer's filter() asks it,
- * and uprobe_apply() follows its changes.  A hit in a process that no one
- * wants (a child that inherited the breakpoint by fork) asks the core to
- * remove the breakpoint there.
+ * and uprobe_apply() follows its changes.  perf's consumers register at
+ * the first open of an event, when the filter knows whom they are for:
+ * one walk of the file's mappings, not two.  A hit in a process that no
+ * one wants (a child that inherited the breakpoint by fork) asks the core
+ * to remove the breakpoint there.
  *
  * A hit.  The handlers run in the probed task, where they may sleep:
  * the arguments are fetched first, with preemption on, so that reading
@@ -688,29 +690,10 @@ static void tu_disarm_event(struct trace_probe *tp)
 	tu_scratch_put();
 }
 
-/* Arms every probe of the event, or none. */
-static int tu_arm_event(struct trace_probe *tp)
-{
-	struct trace_uprobe *tu;
-	int ret;
-
-	lockdep_assert_held(&event_mutex);
-	ret = tu_scratch_get();
-	if (ret)
-		return ret;
-	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list) {
-		ret = tu_arm(tu);
-		if (ret)
-			goto disarm;
-	}
-	return 0;
-
-disarm:
-	tu_disarm_event(tp);
-	return ret;
-}
-
-/* Makes the core follow a change of the event's filter. */
+/*
+ * Makes the core follow a change of the event's filter; @add: arms where
+ * it now wants the probes, registering those not registered yet.
+ */
 static int tu_apply_event(struct trace_probe *tp, bool add)
 {
 	struct trace_uprobe *tu;
@@ -718,12 +701,39 @@ static int tu_apply_event(struct trace_probe *tp, bool add)
 
 	lockdep_assert_held(&event_mutex);
 	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list) {
-		if (!tu->uprobe)
-			continue;
-		err = uprobe_apply(tu->uprobe, &tu->consumer, add);
+		if (tu->uprobe)
+			err = uprobe_apply(tu->uprobe, &tu->consumer, add);
+		else
+			err = add ? tu_arm(tu) : 0;
 		if (err && !ret)
 			ret = err;
 	}
+	return ret;
+}
+
+/*
+ * Arms what a new user of the event wants: ftrace, every process; perf,
+ * only what its events' filter wants, so it arms at its first open.
+ * @was: the event's users before.  On error, leaves things as they were.
+ */
+static int tu_start(struct trace_probe *tp, unsigned int was, bool ftrace)
+{
+	int ret;
+
+	if (!was) {
+		ret = tu_scratch_get();
+		if (ret || !ftrace)
+			return ret;
+		ret = tu_apply_event(tp, true);
+		if (ret)
+			tu_disarm_event(tp);
+		return ret;
+	}
+	if (!ftrace || (was & TP_FLAG_TRACE))
+		return 0;
+	ret = tu_apply_event(tp, true);
+	if (ret)
+		tu_apply_event(tp, false);
 	return ret;
 }
 
@@ -748,21 +758,13 @@ static int tu_enable(struct trace_event_call *call, struct trace_event_file *fil
 		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
 	}
 
-	if (!was)
-		ret = tu_arm_event(tp);
-	else if (file && !(was & TP_FLAG_TRACE))
-		ret = tu_apply_event(tp, true);
-	else
-		return 0;
+	ret = tu_start(tp, was, !!file);
 	if (!ret)
 		return 0;
-
 	if (file)
 		trace_probe_remove_file(tp, file);
 	else
 		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
-	if (was)
-		tu_apply_event(tp, false);
 	return ret;
 }
 
