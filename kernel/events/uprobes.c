@@ -223,8 +223,8 @@ static struct uprobe *alloc_uprobe(struct inode *inode, loff_t offset,
 
 /*
  * The probe at (@inode, @offset), made if there is none, with a reference
- * for the caller.  A probe keeps the SDT counter it was made with:
- * another non-zero one is refused.
+ * for the caller.  A probe keeps the SDT counter it was made with, or
+ * none: any other (none included, against one) is refused.
  */
 static struct uprobe *get_or_add_uprobe(struct inode *inode, loff_t offset,
 					loff_t ref_ctr_offset)
@@ -1895,10 +1895,9 @@ bool uprobe_post_sstep_notifier(struct pt_regs *regs)
  * A signal that finds the task in its own slot is delivered as if the
  * task were at the probed code.  A signal that comes between the start of
  * a step and its fixups waits for them, so that it is never delivered in
- * the XOL slot.  If the
- * stepped instruction itself trapped, or the signal is fatal, the step is
- * abandoned first: the task is put back at the probed address, and the
- * signal delivered there.
+ * the XOL slot.  If the stepped instruction itself trapped, or the signal
+ * is fatal, the step is abandoned first: the task is put back at the
+ * probed address, and the signal delivered there.
  *
  * Return: true when signal delivery is to wait.
  */
