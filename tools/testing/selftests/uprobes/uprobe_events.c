@@ -1295,7 +1295,7 @@ static int serve_slow_page(int fd, void *page, const char *text)
 
 	if (!src)
 		return -1;
-	strcpy(src, text);
+	snprintf(src, getpagesize(), "%s", text);
 	copy.src = (unsigned long)src;
 	if (read(fd, &msg, sizeof(msg)) == sizeof(msg) && msg.event == UFFD_EVENT_PAGEFAULT)
 		err = ioctl(fd, UFFDIO_COPY, &copy);
