@@ -110,7 +110,7 @@ static bool documented(int err)
 /* "GRP" and "EVENT" of a listed line "p:GRP/EVENT ..."; false if none. */
 static bool listed_name(const char *list, char *group, char *event)
 {
-	return sscanf(list, "%*c:%63[^/]/%63[^ \n]", group, event) == 2;
+	return sscanf(list, "%*c:%63[^/]/%63[^\n ]", group, event) == 2;
 }
 
 /*
