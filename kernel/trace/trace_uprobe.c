@@ -168,6 +168,12 @@ static bool trace_uprobe_is_return(struct trace_uprobe *tu)
 	return tu->consumer.ret_handler;
 }
 
+/* Whether @tu probes @offset of @inode. */
+static bool tu_is_at(struct trace_uprobe *tu, struct inode *inode, unsigned long offset)
+{
+	return d_real_inode(tu->path.dentry) == inode && tu->offset == offset;
+}
+
 static struct trace_uprobe_filter *tu_filter(struct trace_uprobe *tu)
 {
 	return tu->tp.event->filter;
@@ -407,8 +413,8 @@ static void tu_put_args(struct tu_hit *hit)
 
 /* ------------------------------------------------------------- records */
 
-/* The fixed part of @hit's record, at @entry. */
-static void tu_fill_head(struct trace_uprobe *tu, void *entry, const struct tu_hit *hit)
+/* @hit's record at @entry: its fixed part, then the fetched arguments. */
+static void tu_fill_record(struct trace_uprobe *tu, void *entry, const struct tu_hit *hit)
 {
 	struct uprobe_return_record *ret = entry;
 	struct uprobe_entry_record *in = entry;
@@ -435,7 +441,7 @@ static void tu_trace_file(struct trace_uprobe *tu, struct trace_event_file *file
 					   hit->head_size + tu->tp.size + hit->dyn_size);
 	if (!entry)
 		return;
-	tu_fill_head(tu, entry, hit);
+	tu_fill_record(tu, entry, hit);
 	fbuffer.regs = hit->regs;
 	trace_event_buffer_commit(&fbuffer);
 }
@@ -479,7 +485,7 @@ static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit, bool want
 	       this_cpu_ptr(call->perf_events) : NULL;
 	entry = head && !hlist_empty(head) ? perf_trace_buf_alloc(size, NULL, &rctx) : NULL;
 	if (entry) {
-		tu_fill_head(tu, entry, hit);
+		tu_fill_record(tu, entry, hit);
 		memset(entry + used, 0, size - used);
 		perf_trace_buf_submit(entry, size, rctx, call->event.type, 1, hit->regs,
 				      head, NULL);
@@ -518,8 +524,12 @@ static void tu_record(struct trace_uprobe *tu, struct tu_hit *hit, unsigned int 
 
 /* ----------------------------------------------------------- filtering */
 
-/* Whether a perf event of @filter wants @mm: a CPU-wide one or its task's. */
-static bool tu_filter_wants(struct trace_uprobe_filter *filter, struct mm_struct *mm)
+/*
+ * Whether a perf event of @filter other than @skip wants @mm: a CPU-wide
+ * one, or one for a task of @mm.
+ */
+static bool tu_filter_wants(struct trace_uprobe_filter *filter, struct mm_struct *mm,
+			    struct perf_event *skip)
 {
 	struct perf_event *event;
 	bool wants;
@@ -529,7 +539,7 @@ static bool tu_filter_wants(struct trace_uprobe_filter *filter, struct mm_struct
 	list_for_each_entry(event, &filter->perf_events, hw.tp_list) {
 		if (wants)
 			break;
-		wants = READ_ONCE(event->hw.target->mm) == mm;
+		wants = event != skip && READ_ONCE(event->hw.target->mm) == mm;
 	}
 	read_unlock(&filter->rwlock);
 	return wants;
@@ -547,7 +557,7 @@ static bool tu_filter_wants(struct trace_uprobe_filter *filter, struct mm_struct
  */
 static bool tu_wanted(struct trace_uprobe *tu, unsigned int flags, struct mm_struct *mm)
 {
-	return (flags & TP_FLAG_TRACE) || tu_filter_wants(tu_filter(tu), mm);
+	return (flags & TP_FLAG_TRACE) || tu_filter_wants(tu_filter(tu), mm, NULL);
 }
 
 static bool tu_consumer_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
@@ -792,25 +802,36 @@ static int tu_disable(struct trace_event_call *call, struct trace_event_file *fi
 }
 
 #ifdef CONFIG_PERF_EVENTS
-/* Whether @filter's events, but @skip, want the mm of @event's task. */
-static bool tu_filter_covers(struct trace_uprobe_filter *filter, struct perf_event *event,
-			     struct perf_event *skip)
+/*
+ * Whether @filter's events other than @event already want what @event
+ * wants: every process, or the process of its task.
+ */
+static bool tu_filter_covers(struct trace_uprobe_filter *filter, struct perf_event *event)
 {
 	struct mm_struct *mm = event->hw.target ? event->hw.target->mm : NULL;
-	struct perf_event *other;
 
-	lockdep_assert_held(&filter->rwlock);
-	if (filter->nr_systemwide)
-		return true;
 	if (!mm)
-		return false;
-	list_for_each_entry(other, &filter->perf_events, hw.tp_list)
-		if (other != skip && other->hw.target->mm == mm)
-			return true;
-	return false;
+		return READ_ONCE(filter->nr_systemwide);
+	return tu_filter_wants(filter, mm, event);
 }
 
-/* A perf event of this event opens: its task's process is wanted. */
+/* Puts @event into @filter (@in) or takes it out. */
+static void tu_filter_set(struct trace_uprobe_filter *filter, struct perf_event *event, bool in)
+{
+	write_lock(&filter->rwlock);
+	if (!event->hw.target)
+		filter->nr_systemwide += in ? 1 : -1;
+	else if (in)
+		list_add(&event->hw.tp_list, &filter->perf_events);
+	else
+		list_del(&event->hw.tp_list);
+	write_unlock(&filter->rwlock);
+}
+
+/*
+ * A perf event of this event opens: its task's process is wanted.  The
+ * filter changes only here and in tu_perf_close(), under event_mutex.
+ */
 static int tu_perf_open(struct trace_event_call *call, struct perf_event *event)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
@@ -822,26 +843,14 @@ static int tu_perf_open(struct trace_event_call *call, struct perf_event *event)
 	if (WARN_ON_ONCE(!tp))
 		return -ENODEV;
 	filter = tp->event->filter;
-	write_lock(&filter->rwlock);
-	covered = tu_filter_covers(filter, event, NULL);
-	if (event->hw.target)
-		list_add(&event->hw.tp_list, &filter->perf_events);
-	else
-		filter->nr_systemwide++;
-	write_unlock(&filter->rwlock);
-
+	covered = tu_filter_covers(filter, event);
+	tu_filter_set(filter, event, true);
 	if (covered || trace_probe_test_flag(tp, TP_FLAG_TRACE))
 		return 0;
 	ret = tu_apply_event(tp, true);
 	if (!ret)
 		return 0;
-
-	write_lock(&filter->rwlock);
-	if (event->hw.target)
-		list_del(&event->hw.tp_list);
-	else
-		filter->nr_systemwide--;
-	write_unlock(&filter->rwlock);
+	tu_filter_set(filter, event, false);
 	tu_apply_event(tp, false);
 	return ret;
 }
@@ -851,21 +860,13 @@ static int tu_perf_close(struct trace_event_call *call, struct perf_event *event
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
 	struct trace_uprobe_filter *filter;
-	bool covered;
 
 	lockdep_assert_held(&event_mutex);
 	if (WARN_ON_ONCE(!tp))
 		return -ENODEV;
 	filter = tp->event->filter;
-	write_lock(&filter->rwlock);
-	if (event->hw.target)
-		list_del(&event->hw.tp_list);
-	else
-		filter->nr_systemwide--;
-	covered = tu_filter_covers(filter, event, event);
-	write_unlock(&filter->rwlock);
-
-	if (!covered && !trace_probe_test_flag(tp, TP_FLAG_TRACE))
+	tu_filter_set(filter, event, false);
+	if (!tu_filter_covers(filter, event) && !trace_probe_test_flag(tp, TP_FLAG_TRACE))
 		tu_apply_event(tp, false);
 	return 0;
 }
@@ -899,37 +900,28 @@ static int trace_uprobe_register(struct trace_event_call *call, enum trace_reg t
 
 /* ---------------------------------------------------------- the events */
 
-static enum print_line_t print_uprobe_entry(struct trace_iterator *iter, int flags,
-					    struct trace_event *event)
-{
-	struct uprobe_entry_record *field = (void *)iter->ent;
-	struct trace_seq *s = &iter->seq;
-	struct trace_probe *tp;
-
-	tp = trace_probe_primary_from_call(container_of(event, struct trace_event_call, event));
-	if (WARN_ON_ONCE(!tp))
-		goto out;
-	trace_seq_printf(s, "%s: (0x%lx)", trace_probe_name(tp), field->ip);
-	if (trace_probe_print_args(s, tp->args, tp->nr_args, (u8 *)&field[1], field) < 0)
-		goto out;
-	trace_seq_putc(s, '\n');
-out:
-	return trace_handle_return(s);
-}
-
-static enum print_line_t print_uprobe_return(struct trace_iterator *iter, int flags,
+/* "EVENT: (0xADDR) ARGS", or for a return "EVENT: (0xRET <- 0xFUNC) ARGS". */
+static enum print_line_t print_uprobe_record(struct trace_iterator *iter, int flags,
 					     struct trace_event *event)
 {
-	struct uprobe_return_record *field = (void *)iter->ent;
+	struct uprobe_return_record *ret = (void *)iter->ent;
+	struct uprobe_entry_record *in = (void *)iter->ent;
 	struct trace_seq *s = &iter->seq;
 	struct trace_probe *tp;
+	u8 *args;
 
 	tp = trace_probe_primary_from_call(container_of(event, struct trace_event_call, event));
 	if (WARN_ON_ONCE(!tp))
 		goto out;
-	trace_seq_printf(s, "%s: (0x%lx <- 0x%lx)", trace_probe_name(tp), field->ret_ip,
-			 field->func);
-	if (trace_probe_print_args(s, tp->args, tp->nr_args, (u8 *)&field[1], field) < 0)
+	if (trace_uprobe_is_return(container_of(tp, struct trace_uprobe, tp))) {
+		trace_seq_printf(s, "%s: (0x%lx <- 0x%lx)", trace_probe_name(tp), ret->ret_ip,
+				 ret->func);
+		args = (u8 *)&ret[1];
+	} else {
+		trace_seq_printf(s, "%s: (0x%lx)", trace_probe_name(tp), in->ip);
+		args = (u8 *)&in[1];
+	}
+	if (trace_probe_print_args(s, tp->args, tp->nr_args, args, iter->ent) < 0)
 		goto out;
 	trace_seq_putc(s, '\n');
 out:
@@ -965,12 +957,8 @@ static int uprobe_return_define_fields(struct trace_event_call *event_call)
 	return traceprobe_define_arg_fields(event_call, sizeof(field), tp);
 }
 
-static struct trace_event_functions uprobe_entry_funcs = {
-	.trace = print_uprobe_entry,
-};
-
-static struct trace_event_functions uprobe_return_funcs = {
-	.trace = print_uprobe_return,
+static struct trace_event_functions uprobe_record_funcs = {
+	.trace = print_uprobe_record,
 };
 
 static struct trace_event_fields uprobe_entry_fields[] = {
@@ -989,7 +977,7 @@ static int tu_init_event_call(struct trace_uprobe *tu)
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
 	bool ret = trace_uprobe_is_return(tu);
 
-	call->event.funcs = ret ? &uprobe_return_funcs : &uprobe_entry_funcs;
+	call->event.funcs = &uprobe_record_funcs;
 	call->class->fields_array = ret ? uprobe_return_fields : uprobe_entry_fields;
 	call->flags = TRACE_EVENT_FL_UPROBE | TRACE_EVENT_FL_CAP_ANY;
 	call->class->reg = trace_uprobe_register;
@@ -1078,7 +1066,7 @@ static bool tu_event_has_probe(struct trace_uprobe *event, struct trace_uprobe *
 	int i;
 
 	list_for_each_entry(other, trace_probe_probe_list(&event->tp), tp.list) {
-		if (d_real_inode(other->path.dentry) != inode || other->offset != tu->offset)
+		if (!tu_is_at(other, inode, tu->offset))
 			continue;
 		for (i = 0; i < tu->tp.nr_args; i++)
 			if (strcmp(other->tp.args[i].comm, tu->tp.args[i].comm))
@@ -1295,7 +1283,7 @@ static int tu_check_ref_ctr(const struct tu_place *place)
 		if (!is_trace_uprobe(pos))
 			continue;
 		tu = to_trace_uprobe(pos);
-		if (d_real_inode(tu->path.dentry) != inode || tu->offset != place->offset ||
+		if (!tu_is_at(tu, inode, place->offset) ||
 		    tu->ref_ctr_offset == place->ref_ctr_offset)
 			continue;
 		trace_probe_log_err(place->ref_ctr_pos, BAD_REFCNT);
@@ -1418,7 +1406,7 @@ static int tu_dyn_free(struct dyn_event *ev)
 }
 
 /* PATH:0xOFFSET[(0xREF)], as uprobe_events lists the place; kfree() it. */
-static char *tu_place_string(struct trace_uprobe *tu)
+static char *tu_place_string(const struct trace_uprobe *tu)
 {
 	if (tu->ref_ctr_offset)
 		return kasprintf(GFP_KERNEL, "%s:0x%0*lx(0x%lx)", tu->filename,
@@ -1450,13 +1438,14 @@ static bool tu_dyn_match(const char *system, const char *event,
 static int tu_dyn_show(struct seq_file *m, struct dyn_event *ev)
 {
 	struct trace_uprobe *tu = to_trace_uprobe(ev);
+	char *place = tu_place_string(tu);
 	struct probe_arg *arg;
 
-	seq_printf(m, "%c:%s/%s %s:0x%0*lx", trace_uprobe_is_return(tu) ? 'r' : 'p',
-		   trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
-		   tu->filename, (int)(sizeof(void *) * 2), tu->offset);
-	if (tu->ref_ctr_offset)
-		seq_printf(m, "(0x%lx)", tu->ref_ctr_offset);
+	if (!place)
+		return -ENOMEM;
+	seq_printf(m, "%c:%s/%s %s", trace_uprobe_is_return(tu) ? 'r' : 'p',
+		   trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp), place);
+	kfree(place);
 	for (arg = tu->tp.args; arg < tu->tp.args + tu->tp.nr_args; arg++)
 		seq_printf(m, " %s=%s", arg->name, arg->comm);
 	seq_puts(m, "\n");
