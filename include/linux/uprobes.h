@@ -73,17 +73,22 @@ struct uprobe_consumer {
  * @UPROBE_TASK_STEPPED: the step trap came; fixups are due on return to user
  * @UPROBE_TASK_STEP_ABANDON: the stepped instruction trapped, or a fatal
  *	signal came: the step is to be undone
+ * @UPROBE_TASK_FINISHING: a signal found the task at the copy in its own
+ *	slot; the signal waits while the task runs the copy to a breakpoint
+ *	put after it
  *
  * Transitions: RUNNING -> STEPPING (a step starts), STEPPING -> STEPPED
  * (the step trap), STEPPING -> STEP_ABANDON (a trap or a fatal signal
- * while stepping), and STEPPED/STEP_ABANDON -> RUNNING.  The core's
- * utask_set_state() checks them.
+ * while stepping), STEPPED/STEP_ABANDON -> RUNNING, and RUNNING ->
+ * FINISHING -> RUNNING (the breakpoint after the copy, a trap in the copy,
+ * or a fatal signal).  The core's utask_set_state() checks them.
  */
 enum uprobe_task_state {
 	UPROBE_TASK_RUNNING,
 	UPROBE_TASK_STEPPING,
 	UPROBE_TASK_STEPPED,
 	UPROBE_TASK_STEP_ABANDON,
+	UPROBE_TASK_FINISHING,
 };
 
 /**
@@ -121,6 +126,8 @@ struct return_instance {
  *	line without a step (a copy, then a jump back), or 0
  * @own_bp_vaddr: the probed address of the copy in @own_slot
  * @own_len: the length of that instruction
+ * @own_end: while FINISHING, the byte of the jump back that the breakpoint
+ *	after the copy replaced
  * @vaddr: free for the consumers while their handler runs: trace_uprobe
  *	and BPF keep their dispatch data there.  The core never reads it.
  * @return_instances: pending return probes, newest first
@@ -136,6 +143,7 @@ struct uprobe_task {
 	unsigned long own_slot;
 	unsigned long own_bp_vaddr;
 	unsigned int own_len;
+	u8 own_end;
 	unsigned long vaddr;
 
 	struct return_instance *return_instances;
@@ -201,6 +209,10 @@ void uprobe_handle_trampoline(struct pt_regs *regs);
  * @regs back at the breakpoint.  arch_uprobe_xol_was_trapped() says
  * whether the stepped instruction itself trapped.
  *
+ * arch_uprobe_watch_traps() makes arch_uprobe_xol_was_trapped() tell
+ * whether the task traps from now on, for a copy that runs out of line
+ * without a step; arch_uprobe_unwatch_traps() ends that.
+ *
  * arch_uretprobe_hijack_return_addr() replaces the return address of the
  * function just entered with @trampoline_vaddr: the old one, or -1UL.
  * arch_uretprobe_trampoline() gives the code at the trampoline; a hit
@@ -219,6 +231,8 @@ int arch_uprobe_post_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autas
 void arch_uprobe_abort_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
 			   struct pt_regs *regs, unsigned long bp_vaddr);
 bool arch_uprobe_xol_was_trapped(struct arch_uprobe_task *autask);
+void arch_uprobe_watch_traps(struct arch_uprobe_task *autask);
+void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask);
 unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 						struct pt_regs *regs);
 const u8 *arch_uretprobe_trampoline(size_t *len);

@@ -1396,15 +1396,32 @@ void uprobe_clear_state(struct mm_struct *mm)
 static void utask_set_state(struct uprobe_task *utask, enum uprobe_task_state state)
 {
 	static const u8 allowed[] = {
-		[UPROBE_TASK_RUNNING] = BIT(UPROBE_TASK_STEPPING),
+		[UPROBE_TASK_RUNNING] = BIT(UPROBE_TASK_STEPPING) | BIT(UPROBE_TASK_FINISHING),
 		[UPROBE_TASK_STEPPING] = BIT(UPROBE_TASK_STEPPED) | BIT(UPROBE_TASK_STEP_ABANDON),
 		[UPROBE_TASK_STEPPED] = BIT(UPROBE_TASK_RUNNING),
 		[UPROBE_TASK_STEP_ABANDON] = BIT(UPROBE_TASK_RUNNING),
+		[UPROBE_TASK_FINISHING] = BIT(UPROBE_TASK_RUNNING),
 	};
 
 	WARN_ONCE(!(allowed[utask->state] & BIT(state)),
 		  "uprobes: task state %d -> %d\n", utask->state, state);
 	utask->state = state;
+}
+
+/* Whether @utask is in a single-step, from its start to its fixups. */
+static bool utask_stepping(struct uprobe_task *utask)
+{
+	return utask->state == UPROBE_TASK_STEPPING ||
+	       utask->state == UPROBE_TASK_STEPPED ||
+	       utask->state == UPROBE_TASK_STEP_ABANDON;
+}
+
+/* Signals held back while the task was in a step or finishing are due. */
+static void release_signals(void)
+{
+	spin_lock_irq(&current->sighand->siglock);
+	recalc_sigpending();
+	spin_unlock_irq(&current->sighand->siglock);
 }
 
 static struct uprobe_task *get_utask(void)
@@ -1729,10 +1746,11 @@ static unsigned long own_slot_origin(struct uprobe_task *utask, unsigned long ip
 }
 
 /*
- * A task about to take a signal in its own slot (before the copied
- * instruction, or at the jump back) is moved to the same point of the
- * probed code, so that no signal frame, debugger or core dump sees the
- * XOL page.
+ * A task about to take a signal in its own slot is moved to the same
+ * point of the probed code, so that no signal frame, debugger or core dump
+ * sees the XOL page: past the probed instruction when it is at the jump
+ * back; at the breakpoint when the copy did not complete (it trapped, or
+ * the task is dying).
  */
 static void leave_own_slot(struct uprobe_task *utask, struct pt_regs *regs)
 {
@@ -1740,6 +1758,69 @@ static void leave_own_slot(struct uprobe_task *utask, struct pt_regs *regs)
 
 	if (origin)
 		instruction_pointer_set(regs, origin);
+}
+
+/* The byte just past the copy in the task's own slot becomes @byte: the old one. */
+static u8 own_slot_poke(struct xol_area *area, struct uprobe_task *utask, u8 byte)
+{
+	unsigned long vaddr = utask->own_slot + utask->own_len;
+	u8 *kaddr = kmap_local_page(area->page) + (vaddr - area->vaddr);
+	u8 old = *kaddr;
+
+	*kaddr = byte;
+	flush_dcache_page(area->page);
+	kunmap_local(kaddr);
+	return old;
+}
+
+/*
+ * A signal found the task at the copy in its own slot, which has not run
+ * or has run in part (a rep string instruction interrupted half-way).
+ * Sent back to the probed address, the task would hit the breakpoint and
+ * report the same execution twice.  So the signal waits: the jump back
+ * becomes a breakpoint, and the task runs the copy to it, from where
+ * own_slot_finished() takes it on past the probed instruction.  False when
+ * the task cannot finish the copy so (no area): it is then sent back.
+ */
+static bool own_slot_finish(struct uprobe_task *utask)
+{
+	struct xol_area *area = mm_xol_area(current->mm);
+
+	if (!area)
+		return false;
+	utask->own_end = own_slot_poke(area, utask, UPROBE_SWBP_INSN);
+	arch_uprobe_watch_traps(&utask->autask);
+	utask_set_state(utask, UPROBE_TASK_FINISHING);
+	return true;
+}
+
+/*
+ * The copy run by own_slot_finish() ended: @done, at the breakpoint after
+ * it (the ip is just past it); or not, when it trapped or the task is
+ * dying.  The slot gets its jump back again, and the task goes on past
+ * the probed instruction, or where leave_own_slot() puts it.
+ */
+static void own_slot_finished(struct uprobe_task *utask, struct pt_regs *regs, bool done)
+{
+	struct xol_area *area = mm_xol_area(current->mm);
+
+	if (area)
+		own_slot_poke(area, utask, utask->own_end);
+	arch_uprobe_unwatch_traps(&utask->autask);
+	utask_set_state(utask, UPROBE_TASK_RUNNING);
+	if (done)
+		instruction_pointer_set(regs, utask->own_bp_vaddr + utask->own_len);
+	else
+		leave_own_slot(utask, regs);
+}
+
+/* The breakpoint after the copy came: the signals it held are due. */
+static void handle_own_slot_end(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	unsigned long end = utask->own_slot + utask->own_len + UPROBE_SWBP_INSN_SIZE;
+
+	own_slot_finished(utask, regs, !WARN_ON_ONCE(instruction_pointer(regs) != end));
+	release_signals();
 }
 
 /*
@@ -1828,10 +1909,7 @@ static void handle_step(struct uprobe_task *utask, struct pt_regs *regs)
 	if (area)
 		xol_free_slot(area, utask->xol_vaddr);
 	utask->xol_vaddr = 0;
-	/* Signals held back during the step are due now. */
-	spin_lock_irq(&current->sighand->siglock);
-	recalc_sigpending();
-	spin_unlock_irq(&current->sighand->siglock);
+	release_signals();
 	if (err) {
 		pr_warn_ratelimited("uprobes: pid %d: the probed instruction at 0x%lx could not complete (%d)\n",
 				    current->pid, utask->bp_vaddr, err);
@@ -1851,6 +1929,8 @@ void uprobe_notify_resume(struct pt_regs *regs)
 	if (utask && (utask->state == UPROBE_TASK_STEPPED ||
 		      utask->state == UPROBE_TASK_STEP_ABANDON))
 		handle_step(utask, regs);
+	else if (utask && utask->state == UPROBE_TASK_FINISHING)
+		handle_own_slot_end(utask, regs);
 	else
 		handle_breakpoint(regs);
 }
@@ -1889,15 +1969,39 @@ bool uprobe_post_sstep_notifier(struct pt_regs *regs)
 	return true;
 }
 
+/*
+ * Whether a signal must wait for the task, running in its own slot, to
+ * finish the copy there (see own_slot_finish()).
+ */
+static bool own_slot_deny_signal(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	bool give_up = __fatal_signal_pending(current);
+
+	if (utask->state == UPROBE_TASK_FINISHING) {
+		give_up |= arch_uprobe_xol_was_trapped(&utask->autask);
+		if (!give_up)
+			return true;
+		own_slot_finished(utask, regs, false);
+		return false;
+	}
+	if (utask->own_slot && instruction_pointer(regs) == utask->own_slot &&
+	    !give_up && own_slot_finish(utask))
+		return true;
+	leave_own_slot(utask, regs);
+	return false;
+}
+
 /**
- * uprobe_deny_signal - hold signals back while a probed instruction steps
+ * uprobe_deny_signal - hold signals back while a probed instruction runs
+ *	out of line
  *
- * A signal that finds the task in its own slot is delivered as if the
- * task were at the probed code.  A signal that comes between the start of
- * a step and its fixups waits for them, so that it is never delivered in
- * the XOL slot.  If the stepped instruction itself trapped, or the signal
- * is fatal, the step is abandoned first: the task is put back at the
- * probed address, and the signal delivered there.
+ * A signal is never delivered in the XOL page.  One that comes between the
+ * start of a step and its fixups waits for them; so does one that finds the
+ * task before the end of the copy in its own slot (own_slot_finish()).  If
+ * the instruction itself trapped, or the signal is fatal, the step or copy
+ * is given up first: the task is put back at the probed address, and the
+ * signal delivered there.  A signal that finds the task at the jump back in
+ * its own slot is delivered just past the probed instruction.
  *
  * Return: true when signal delivery is to wait.
  */
@@ -1906,8 +2010,9 @@ bool uprobe_deny_signal(void)
 	struct task_struct *t = current;
 	struct uprobe_task *utask = t->utask;
 
-	leave_own_slot(utask, task_pt_regs(t));
-	if (!utask || utask->state == UPROBE_TASK_RUNNING)
+	if (!utask)
+		return false;
+	if (!utask_stepping(utask) && !own_slot_deny_signal(utask, task_pt_regs(t)))
 		return false;
 	spin_lock_irq(&t->sighand->siglock);
 	clear_tsk_thread_flag(t, TIF_SIGPENDING);
@@ -1932,7 +2037,7 @@ unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 	struct uprobe_task *utask = current->utask;
 	unsigned long origin = own_slot_origin(utask, instruction_pointer(regs));
 
-	if (utask && utask->state != UPROBE_TASK_RUNNING)
+	if (utask && utask_stepping(utask))
 		return utask->bp_vaddr;
 	return origin ?: instruction_pointer(regs);
 }

@@ -790,9 +790,7 @@ const u8 *arch_uprobe_xol_insn(struct arch_uprobe *aup, size_t *len)
 int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
 			struct pt_regs *regs, unsigned long slot)
 {
-	autask->saved_trap_nr = current->thread.trap_nr;
-	current->thread.trap_nr = UPROBE_TRAP_NR;
-
+	arch_uprobe_watch_traps(autask);
 	if (aup->fixups & UPROBE_FIX_RIP_SCRATCH) {
 		unsigned long *scratch = uprobe_reg(regs, aup->scratch_reg);
 
@@ -930,6 +928,32 @@ void arch_uprobe_abort_xol(struct arch_uprobe *aup, struct arch_uprobe_task *aut
 bool arch_uprobe_xol_was_trapped(struct arch_uprobe_task *autask)
 {
 	return current->thread.trap_nr != UPROBE_TRAP_NR;
+}
+
+/**
+ * arch_uprobe_watch_traps - note from now on whether the task traps
+ * @autask: where thread.trap_nr is kept meanwhile
+ *
+ * thread.trap_nr gets a value no exception handler sets, so that
+ * arch_uprobe_xol_was_trapped() sees any exception that comes.
+ */
+void arch_uprobe_watch_traps(struct arch_uprobe_task *autask)
+{
+	autask->saved_trap_nr = current->thread.trap_nr;
+	current->thread.trap_nr = UPROBE_TRAP_NR;
+}
+
+/**
+ * arch_uprobe_unwatch_traps - end what arch_uprobe_watch_traps() began
+ * @autask: the state it saved
+ *
+ * thread.trap_nr gets its old value back, unless an exception came: its
+ * number is then what the signal frame reports.
+ */
+void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
+{
+	if (!arch_uprobe_xol_was_trapped(autask))
+		current->thread.trap_nr = autask->saved_trap_nr;
 }
 
 /* ---- return probes ---- */

@@ -4,9 +4,11 @@
  * runs it out of line are delivered as if the instruction ran in place.
  * A probed load that faults, and a probed division by zero, raise their
  * signal with the probed address in the signal context (and in si_addr for
- * the division); a stream of timer signals over a probed loop never shows
- * a handler an address in the [uprobes] mapping, and the loop's result is
- * right.
+ * the division).  A stream of signals over a probed loop never shows a
+ * handler an address in the [uprobes] mapping, the loop's result is right,
+ * and the probe counts exactly one hit per execution: a signal that comes
+ * while the instruction runs out of line must not send the task back to
+ * the breakpoint to report the same execution again.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -15,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -46,15 +51,29 @@ asm(".pushsection .text\n"
 	"	lea 1(%rdi), %rax\n"
 	"	ret\n"
 	".size sig_inc, .-sig_inc\n"
+	".globl sig_copy\n"
+	".type sig_copy, @function\n"
+	"sig_copy:\n"
+	"	mov %rdx, %rcx\n"
+	".globl sig_copy_insn\n"
+	"sig_copy_insn:\n"
+	"	rep movsb\n"
+	"	ret\n"
+	".size sig_copy, .-sig_copy\n"
 	".popsection\n");
 
 #define TIMER_TICKS	200		/* timer signals to take */
 #define TIMER_CALLS_MAX	20000000L	/* calls at most, waiting for them */
+#define STORM_CALLS	20000		/* probed calls under a signal storm */
+#define COPY_CALLS	200		/* probed rep movsb under a storm ... */
+#define COPY_BYTES	65536		/* ... of this many bytes each */
 
 /* Written by the signal handlers; read with atomics, not volatile. */
 static sigjmp_buf escape;
 static unsigned long sig_ip, sig_addr, xol_start, xol_end;
 static long ticks, ticks_in_xol;
+static pid_t storm_target;
+static int storm_done;
 
 static void on_fault(int sig, siginfo_t *info, void *ctx)
 {
@@ -72,6 +91,44 @@ static void on_tick(int sig, siginfo_t *info, void *ctx)
 	__atomic_fetch_add(&ticks, 1, __ATOMIC_RELAXED);
 	if (ip >= xol_start && ip < xol_end)
 		__atomic_fetch_add(&ticks_in_xol, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * SIGUSR1 of the storm: counted, checked like a timer tick, and a probed
+ * call of its own, which the probe must count as one more hit.
+ */
+static void on_storm(int sig, siginfo_t *info, void *ctx)
+{
+	on_tick(sig, info, ctx);
+	sig_inc(0);
+}
+
+/* Sends SIGUSR1 to storm_target as fast as it can, until storm_done. */
+static void *storm(void *arg)
+{
+	pid_t pid = getpid();
+
+	while (!__atomic_load_n(&storm_done, __ATOMIC_ACQUIRE))
+		syscall(SYS_tgkill, pid, storm_target, SIGUSR1);
+	return NULL;
+}
+
+static int storm_start(pthread_t *thread)
+{
+	storm_target = syscall(SYS_gettid);
+	__atomic_store_n(&storm_done, 0, __ATOMIC_RELEASE);
+	return pthread_create(thread, NULL, storm, NULL);
+}
+
+/*
+ * Stops the storm.  A signal the storm sent last is pending by the time
+ * the join returns; the next return from a system call delivers it.
+ */
+static void storm_stop(pthread_t thread)
+{
+	__atomic_store_n(&storm_done, 1, __ATOMIC_RELEASE);
+	pthread_join(thread, NULL);
+	sched_yield();
 }
 
 static int catch(int sig, void (*fn)(int, siginfo_t *, void *))
@@ -113,6 +170,7 @@ FIXTURE_TEARDOWN(sig)
 	signal(SIGSEGV, SIG_DFL);
 	signal(SIGFPE, SIG_DFL);
 	signal(SIGALRM, SIG_DFL);
+	signal(SIGUSR1, SIG_DFL);
 }
 
 /* A counting probe on @addr of this program, for this process. */
@@ -167,9 +225,8 @@ TEST_F(sig, divide_error_at_probed_idiv)
 
 /*
  * Timer signals all through a probed loop: no handler sees the XOL page,
- * and the loop computes what it computes unprobed.  A signal that comes
- * before the copied instruction ran sends the task back to the probe, so
- * the probe may count a few hits more than calls, never fewer.
+ * the loop computes what it computes unprobed, and the probe counts one
+ * hit per call.
  */
 TEST_F(sig, timer_never_sees_xol)
 {
@@ -195,7 +252,75 @@ TEST_F(sig, timer_never_sees_xol)
 	EXPECT_EQ(i * (i + 1) / 2, sum);
 	EXPECT_LE(TIMER_TICKS, taken);
 	EXPECT_EQ(0, __atomic_load_n(&ticks_in_xol, __ATOMIC_RELAXED));
-	EXPECT_LE(i + 1, perf_count(self->fd));
+	EXPECT_EQ(i + 1, perf_count(self->fd));
+}
+
+/*
+ * Another thread sends SIGUSR1 as fast as it can while this one calls a
+ * probed function whose instruction runs out of line; each handler calls
+ * the function once more.  Every call is one hit, no more: the calls of
+ * the loop, of the handlers, and the first one.
+ */
+TEST_F(sig, storm_counts_every_call_once)
+{
+	long i, sum = 0, taken;
+	pthread_t thread;
+
+	self->fd = probe(_metadata, sig_inc);
+	ASSERT_EQ(8, sig_inc(7));
+	ASSERT_TRUE(find_xol(&xol_start, &xol_end))
+		TH_LOG("no [uprobes] mapping after a hit");
+	ticks = 0;
+	ticks_in_xol = 0;
+	ASSERT_EQ(0, catch(SIGUSR1, on_storm));
+	ASSERT_EQ(0, storm_start(&thread));
+	for (i = 0; i < STORM_CALLS; i++)
+		sum += sig_inc(i);
+	storm_stop(thread);
+	taken = __atomic_load_n(&ticks, __ATOMIC_RELAXED);
+	TH_LOG("%ld signals, %lld hits for %ld calls", taken, perf_count(self->fd),
+	       STORM_CALLS + taken + 1);
+	EXPECT_EQ(STORM_CALLS * (STORM_CALLS + 1L) / 2, sum);
+	EXPECT_LT(0, taken);
+	EXPECT_EQ(0, __atomic_load_n(&ticks_in_xol, __ATOMIC_RELAXED));
+	EXPECT_EQ(STORM_CALLS + taken + 1, perf_count(self->fd));
+}
+
+/*
+ * The same storm over a probed rep movsb, which ours runs whole out of
+ * line: a signal that interrupts the copy half-way is taken after it, and
+ * the probe counts one hit per copy.  The base steps the instruction and
+ * counts every iteration, so this is ours only.
+ */
+TEST_F(sig, storm_in_rep_movsb_counts_once)
+{
+	static char src[COPY_BYTES], dst[COPY_BYTES];
+	pthread_t thread;
+	long i, taken;
+
+	if (engine_is_base())
+		SKIP(return, "the base counts each iteration of a probed rep movsb");
+	for (i = 0; i < COPY_BYTES; i++)
+		src[i] = i * 7;
+	self->fd = probe(_metadata, sig_copy_insn);
+	sig_copy(dst, src, 1);
+	ticks = 0;
+	ticks_in_xol = 0;
+	ASSERT_EQ(0, catch(SIGUSR1, on_tick));
+	ASSERT_EQ(0, storm_start(&thread));
+	for (i = 0; i < COPY_CALLS; i++) {
+		memset(dst, 0, sizeof(dst));
+		sig_copy(dst, src, COPY_BYTES);
+		if (memcmp(dst, src, COPY_BYTES))
+			break;
+	}
+	storm_stop(thread);
+	taken = __atomic_load_n(&ticks, __ATOMIC_RELAXED);
+	TH_LOG("%ld signals, %lld hits for %ld copies", taken, perf_count(self->fd), i + 1);
+	EXPECT_EQ(COPY_CALLS, i) TH_LOG("copy %ld is wrong", i);
+	EXPECT_LT(0, taken);
+	EXPECT_EQ(0, __atomic_load_n(&ticks_in_xol, __ATOMIC_RELAXED));
+	EXPECT_EQ(COPY_CALLS + 1, perf_count(self->fd));
 }
 
 TEST_HARNESS_MAIN
