@@ -57,6 +57,37 @@ bench_rip:
 	ret
 	.size	bench_rip, .-bench_rip
 
+	/* The instructions of 5 bytes or more that a probe may jump from. */
+	.globl	bench_nop5
+	.type	bench_nop5, @function
+bench_nop5:
+	nopl	0x0(%rax,%rax,1)
+	ret
+	.size	bench_nop5, .-bench_nop5
+
+	.globl	bench_call
+	.type	bench_call, @function
+bench_call:
+	call	1f
+	ret
+1:	mov	%rdi, %rax
+	ret
+	.size	bench_call, .-bench_call
+
+	.globl	bench_mov_imm
+	.type	bench_mov_imm, @function
+bench_mov_imm:
+	mov	$42, %eax
+	ret
+	.size	bench_mov_imm, .-bench_mov_imm
+
+	.globl	bench_lea_rip
+	.type	bench_lea_rip, @function
+bench_lea_rip:
+	lea	bench_datum(%rip), %rax
+	ret
+	.size	bench_lea_rip, .-bench_lea_rip
+
 	/* Never executed: only probed. 10 000 probes, 64 pages. */
 	.balign	4096
 	.globl	bench_sled

@@ -16,7 +16,8 @@
  *   base.call, base.getppid   an unprobed call; a getppid() round trip
  *   hit.INSN                  an entry probe on a function whose first
  *                             instruction is INSN (bench_targets.S)
- *   uretprobe                 entry and return probes on one function
+ *   uretprobe, uretprobe.nop5 entry and return probes on one function
+ *                             (first instruction push, or a 5-byte nop)
  *   threads.1, threads.2      one, then two threads (one per vCPU) hitting
  *                             one probe: ns per call of the aggregate rate
  *   register.N, unregister.N  opening then closing N = 1000, 10000 probe
@@ -55,6 +56,10 @@ long bench_mov(long x);
 long bench_lea(long x);
 long bench_sub(long x);
 long bench_rip(long x);
+long bench_nop5(long x);
+long bench_call(long x);
+long bench_mov_imm(long x);
+long bench_lea_rip(long x);
 extern const unsigned char bench_sled[];
 
 struct hit_case {
@@ -70,6 +75,10 @@ static const struct hit_case hit_cases[] = {
 	{ "hit.lea", bench_lea },
 	{ "hit.sub_rsp", bench_sub },
 	{ "hit.rip_load", bench_rip },
+	{ "hit.nop5", bench_nop5 },
+	{ "hit.call_rel32", bench_call },
+	{ "hit.mov_imm32", bench_mov_imm },
+	{ "hit.lea_rip", bench_lea_rip },
 };
 
 static __printf(1, 2) __noreturn void die(const char *fmt, ...)
@@ -212,6 +221,11 @@ static void bench_uretprobe(void)
 	int fds[2] = { probe_open(bench_push, 0), probe_open(bench_push, 1) };
 
 	measure_calls("uretprobe", bench_push, fds, 2);
+	close(fds[0]);
+	close(fds[1]);
+	fds[0] = probe_open(bench_nop5, 0);
+	fds[1] = probe_open(bench_nop5, 1);
+	measure_calls("uretprobe.nop5", bench_nop5, fds, 2);
 	close(fds[0]);
 	close(fds[1]);
 }

@@ -29,6 +29,7 @@ suites=(
 	"uprobe_badreg      ./uprobe_badreg"
 	"uprobe_sample      ./uprobe_sample"
 	"uprobe_signals     ./uprobe_signals"
+	"uprobe_jump        ./uprobe_jump"
 	"uprobe_fuzz        ./uprobe_fuzz"
 	"ftracetest         $here/ftracetest-tap.sh"
 	"perf_probe         ./perf_probe.sh"

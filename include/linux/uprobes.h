@@ -182,6 +182,9 @@ unsigned long uprobe_get_trampoline_vaddr(void);
 bool uprobe_pre_sstep_notifier(struct pt_regs *regs);
 bool uprobe_post_sstep_notifier(struct pt_regs *regs);
 void uprobe_handle_trampoline(struct pt_regs *regs);
+unsigned long uprobe_stub_site(unsigned long stub);
+void uprobe_stub_hit(struct pt_regs *regs, unsigned long stub);
+bool uprobe_stub_step_trap(struct pt_regs *regs);
 
 /*
  * What the architecture provides the core (arch/x86/kernel/uprobes.c).
@@ -213,6 +216,16 @@ void uprobe_handle_trampoline(struct pt_regs *regs);
  * whether the task traps from now on, for a copy that runs out of line
  * without a step; arch_uprobe_unwatch_traps() ends that.
  *
+ * arch_uprobe_can_jump() says whether a hit probe may be given a jump to
+ * a stub (UPROBE_JUMP_BYTES at the probed address, arch_uprobe_jump())
+ * in place of its breakpoint; arch_uprobe_jump_target() reads such a
+ * jump back.  arch_uprobe_stub_code() is the code of every stub, which
+ * enters the kernel at sys_uprobe() (-> uprobe_stub_site() and
+ * uprobe_stub_hit()); a stub lies within arch_uprobe_stub_reach() bytes
+ * of its probed address.  arch_uprobe_sync_mm() serializes the CPUs that
+ * run an mm whose text changed.  arch_uprobe_stub_unwind() undoes what a
+ * stub did before its syscall, for a signal that comes then.
+ *
  * arch_uretprobe_hijack_return_addr() replaces the return address of the
  * function just entered with @trampoline_vaddr: the old one, or -1UL.
  * arch_uretprobe_trampoline() gives the code at the trampoline; a hit
@@ -236,6 +249,13 @@ void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask);
 unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 						struct pt_regs *regs);
 const u8 *arch_uretprobe_trampoline(size_t *len);
+bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs);
+const u8 *arch_uprobe_stub_code(size_t *len);
+void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code);
+unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr);
+unsigned long arch_uprobe_stub_reach(void);
+void arch_uprobe_sync_mm(struct mm_struct *mm);
+bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset);
 bool arch_uprobe_is_ia32(struct mm_struct *mm);
 
 #else /* !CONFIG_UPROBES */

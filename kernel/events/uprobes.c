@@ -25,7 +25,10 @@
  * by the architecture; or, when only the ip needs fixing afterwards, run
  * from the task's own slot of the per-mm XOL ("execute out of line") area
  * followed by a jump back, with no further trap; or copied to a slot and
- * single-stepped there, with fixups after the step.  A return probe replaces
+ * single-stepped there, with fixups after the step.  Once hit, a probe
+ * whose instruction allows it gets a jump to a stub in place of its
+ * breakpoint, and later hits come in by the uprobe syscall instead of the
+ * trap ("Stubs" below).  A return probe replaces
  * the return address with the XOL area's trampoline, which brings the
  * task back to uprobe_handle_trampoline() when the function returns.
  *
@@ -60,6 +63,7 @@
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/security.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
@@ -69,6 +73,8 @@
 #define UPROBES_HASH_BITS	10
 #define XOL_SLOTS		(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
 #define XOL_SHARED_SLOTS	16	/* never kept by a task: left for steps */
+#define STUBS_PER_PAGE		(PAGE_SIZE / UPROBE_STUB_BYTES)
+#define STUB_PAGES_MAX		16	/* per mm: 2048 jumps */
 
 /**
  * enum uprobe_insn_state - whether a probe's instruction is known
@@ -116,17 +122,53 @@ struct uprobe {
 };
 
 /**
- * struct xol_area - the per-mm page of XOL slots and the trampoline
+ * struct xol_area - the per-mm page of XOL slots and the trampoline, and
+ *	the mm's stub pages
  * @vaddr: where the page is mapped in the mm
  * @page: the page (slot 0 holds the return-probe trampoline)
  * @slots: the slots in use; lockless: test_and_set_bit() takes one
  * @wq: tasks waiting for a free slot (only when all are in use)
+ * @stub_pages: the mm's stub pages (mmap_lock write; RCU readers); only
+ *	ever added to until the mm goes
+ * @nr_stub_pages: how many there are (mmap_lock write)
+ * @no_stubs: a stub could not be had: no more tries in this mm
  */
 struct xol_area {
 	unsigned long vaddr;
 	struct page *page;
 	DECLARE_BITMAP(slots, XOL_SLOTS);
 	wait_queue_head_t wq;
+	struct list_head stub_pages;
+	unsigned int nr_stub_pages;
+	bool no_stubs;
+};
+
+/**
+ * struct stub_site - the probed place a stub serves
+ * @vaddr: the probed address the stub was made for
+ * @inode: the probed file (compared, never dereferenced)
+ * @offset: the probed offset in @inode
+ */
+struct stub_site {
+	unsigned long vaddr;
+	struct inode *inode;
+	loff_t offset;
+};
+
+/**
+ * struct stub_page - a page of stubs, mapped within reach of its sites
+ * @node: in xol_area.stub_pages
+ * @vaddr: where the page is mapped in the mm
+ * @page: the page
+ * @used: the stubs handed out, in order (release: @sites is set first)
+ * @sites: what each stub serves
+ */
+struct stub_page {
+	struct list_head node;
+	unsigned long vaddr;
+	struct page *page;
+	unsigned int used;
+	struct stub_site sites[STUBS_PER_PAGE];
 };
 
 /*
@@ -625,6 +667,10 @@ static void drop_delayed_of_mm(struct mm_struct *mm)
  * Breakpoints
  */
 
+/* Jumps to stubs, which stand for breakpoints (see "Stubs" below). */
+static bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr);
+static int take_jump_out(struct uprobe *uprobe, struct mm_struct *mm, unsigned long vaddr);
+
 /*
  * Arms @uprobe at @vaddr of @vma.  Already armed there (a breakpoint is in
  * place) is success: arming is idempotent, and counts the SDT counter
@@ -647,7 +693,7 @@ static int install_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 	err = read_mm_bytes(mm, vaddr, &now, sizeof(now), NULL);
 	if (err)
 		return err;
-	if (now == swbp)
+	if (now == swbp || has_stub_jump(mm, vaddr))
 		return 0;
 	if (now != uprobe->arch.insn[0])
 		return -EBUSY;	/* the process changed its text there */
@@ -677,6 +723,9 @@ static int remove_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 	/* Not READY: never armed.  READY: arch.insn holds the original byte. */
 	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
 		return 0;
+	err = take_jump_out(uprobe, mm, vaddr);
+	if (err)
+		return err;
 	err = read_mm_bytes(mm, vaddr, &now, sizeof(now), &copy);
 	if (err)
 		return err;
@@ -1177,8 +1226,14 @@ static const struct vm_special_mapping xol_mapping = {
 	.mremap = xol_mremap,
 };
 
+static void free_stub_page(struct stub_page *sp);
+
 static void free_xol_area(struct xol_area *area)
 {
+	struct stub_page *sp, *next;
+
+	list_for_each_entry_safe(sp, next, &area->stub_pages, node)
+		free_stub_page(sp);
 	if (area->page)
 		__free_page(area->page);
 	kfree(area);
@@ -1201,6 +1256,7 @@ static struct xol_area *alloc_xol_area(unsigned long vaddr)
 	}
 	area->vaddr = vaddr;
 	init_waitqueue_head(&area->wq);
+	INIT_LIST_HEAD(&area->stub_pages);
 	tramp = arch_uretprobe_trampoline(&len);
 	kaddr = kmap_local_page(area->page);
 	memcpy(kaddr, tramp, min_t(size_t, len, UPROBE_XOL_SLOT_BYTES));
@@ -1342,6 +1398,437 @@ static void xol_write_slot(struct xol_area *area, unsigned long vaddr,
 	kunmap_local(kaddr);
 }
 
+/* ---------------------------------------------------------------------
+ * Stubs: a jump in place of the breakpoint
+ *
+ * Once a probe is hit in an mm, an instruction the architecture allows
+ * (arch_uprobe_can_jump()) gets there, in place of its breakpoint, a jump
+ * to a stub of its own in a stub page within reach.  The stub enters the
+ * kernel by the uprobe syscall, which costs less than the breakpoint's
+ * trap, and uprobe_stub_hit() goes on as after the breakpoint.
+ *
+ * Writing the jump (write_jump()): the breakpoint is in its first byte
+ * already; the other bytes are written, every CPU that runs the mm
+ * serializes, then the first byte is written.  A task that runs the place
+ * meanwhile takes the breakpoint or the whole jump, both right.  Taking it
+ * out (take_jump_out()) runs the same steps backwards, before the
+ * breakpoint itself goes.  Both hold mmap_lock for writing, like every
+ * write of text here.  Only the mm's own copy of the page changes.
+ *
+ * Lifetime: a task may be anywhere in a stub, preempted, when its probe
+ * leaves or the jump goes.  So a stub serves one probed address for the
+ * life of the mm, and is never given to another; stub pages go with the
+ * mm.  At the syscall the kernel checks where the task came from: the
+ * jump must still be at the stub's address (or where mremap() moved it).
+ * If it went, the task is sent back to the probed address, where the
+ * original instruction now is; if the probe went but the jump is still
+ * there, its removal is under way and the task goes round until it is
+ * done.  A signal that finds a task in a stub before the syscall is
+ * delivered as at the probed address, with what the stub did undone
+ * (leave_stub()); a debugger's step trap at the entry of a stub is taken
+ * for the breakpoint (uprobe_stub_step_trap()).
+ */
+
+static vm_fault_t stub_fault(const struct vm_special_mapping *sm,
+			     struct vm_area_struct *vma, struct vm_fault *vmf);
+
+static const struct vm_special_mapping stub_mapping = {
+	.name = "[uprobes]",
+	.fault = stub_fault,
+	.mremap = xol_mremap,
+};
+
+static unsigned long stub_vaddr(struct stub_page *sp, unsigned int i)
+{
+	return sp->vaddr + i * UPROBE_STUB_BYTES;
+}
+
+/* The stub page of @area that holds @vaddr, or NULL (rcu_read_lock()). */
+static struct stub_page *find_stub_page(struct xol_area *area, unsigned long vaddr)
+{
+	struct stub_page *sp;
+
+	list_for_each_entry_rcu(sp, &area->stub_pages, node)
+		if (vaddr - sp->vaddr < PAGE_SIZE)
+			return sp;
+	return NULL;
+}
+
+/*
+ * The site of the stub of @mm that holds @addr, with @addr's offset in
+ * the stub in *@offset; NULL when @addr is in no stub handed out.  The
+ * site lives as long as @mm.
+ */
+static struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
+				 unsigned long *offset)
+{
+	struct xol_area *area = mm_xol_area(mm);
+	struct stub_site *site = NULL;
+	struct stub_page *sp;
+	unsigned int i;
+
+	if (!area)
+		return NULL;
+	rcu_read_lock();
+	sp = find_stub_page(area, addr);
+	if (sp) {
+		i = (addr - sp->vaddr) / UPROBE_STUB_BYTES;
+		/* Pairs with the release in add_stub(). */
+		if (i < smp_load_acquire(&sp->used)) {
+			site = &sp->sites[i];
+			*offset = addr - stub_vaddr(sp, i);
+		}
+	}
+	rcu_read_unlock();
+	return site;
+}
+
+static vm_fault_t stub_fault(const struct vm_special_mapping *sm,
+			     struct vm_area_struct *vma, struct vm_fault *vmf)
+{
+	struct xol_area *area = mm_xol_area(vma->vm_mm);
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	struct stub_page *sp;
+
+	if (!area || vmf->pgoff != vma->vm_pgoff)
+		return ret;
+	rcu_read_lock();
+	sp = find_stub_page(area, vma->vm_start);
+	if (sp && sp->vaddr == vma->vm_start) {
+		get_page(sp->page);
+		vmf->page = sp->page;
+		ret = 0;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+static void free_stub_page(struct stub_page *sp)
+{
+	if (sp->page)
+		__free_page(sp->page);
+	kfree(sp);
+}
+
+/* A stub page for @vaddr, all breakpoints, no stub handed out. */
+static struct stub_page *alloc_stub_page(unsigned long vaddr)
+{
+	struct stub_page *sp = kzalloc(sizeof(*sp), GFP_KERNEL);
+	void *kaddr;
+
+	if (!sp)
+		return NULL;
+	sp->page = alloc_page(GFP_HIGHUSER);
+	if (!sp->page) {
+		kfree(sp);
+		return NULL;
+	}
+	sp->vaddr = vaddr;
+	kaddr = kmap_local_page(sp->page);
+	memset(kaddr, UPROBE_SWBP_INSN, PAGE_SIZE);
+	kunmap_local(kaddr);
+	return sp;
+}
+
+/* Whether every stub of @sp is within reach of a jump at @vaddr. */
+static bool stub_page_reaches(struct stub_page *sp, unsigned long vaddr)
+{
+	unsigned long reach = arch_uprobe_stub_reach();
+
+	return sp->vaddr + reach >= vaddr && sp->vaddr + PAGE_SIZE <= vaddr + reach;
+}
+
+/* Maps a new stub page into @mm within reach of @vaddr; NULL if it cannot. */
+static struct stub_page *map_stub_page(struct mm_struct *mm, struct xol_area *area,
+				       unsigned long vaddr)
+{
+	struct vm_unmapped_area_info info = { .length = PAGE_SIZE };
+	unsigned long reach = arch_uprobe_stub_reach(), addr;
+	struct vm_area_struct *vma;
+	struct stub_page *sp;
+
+	mmap_assert_write_locked(mm);
+
+	if (!reach || area->nr_stub_pages >= STUB_PAGES_MAX)
+		return NULL;
+	info.low_limit = max(PAGE_ALIGN(mmap_min_addr), PAGE_SIZE);
+	if (vaddr > info.low_limit + reach)
+		info.low_limit = PAGE_ALIGN(vaddr - reach);
+	info.high_limit = min(vaddr + reach, mm->task_size) & PAGE_MASK;
+	addr = vm_unmapped_area(&info);
+	if (IS_ERR_VALUE(addr))
+		return NULL;
+	sp = alloc_stub_page(addr);
+	if (!sp)
+		return NULL;
+	vma = _install_special_mapping(mm, addr, PAGE_SIZE,
+				       VM_EXEC | VM_MAYEXEC | VM_DONTEXPAND | VM_IO,
+				       &stub_mapping);
+	if (IS_ERR(vma)) {
+		free_stub_page(sp);
+		return NULL;
+	}
+	list_add_tail_rcu(&sp->node, &area->stub_pages);
+	area->nr_stub_pages++;
+	return sp;
+}
+
+/* Hands out the next stub of @sp, for @uprobe at @vaddr: its address. */
+static unsigned long add_stub(struct stub_page *sp, struct uprobe *uprobe, unsigned long vaddr)
+{
+	unsigned int i = sp->used;
+	const u8 *code;
+	void *kaddr;
+	size_t len;
+
+	code = arch_uprobe_stub_code(&len);
+	kaddr = kmap_local_page(sp->page);
+	memcpy(kaddr + i * UPROBE_STUB_BYTES, code, len);
+	kunmap_local(kaddr);
+	flush_dcache_page(sp->page);
+	sp->sites[i] = (struct stub_site){ vaddr, uprobe->inode, uprobe->offset };
+	/* The site is filled in before lockless readers can see it. */
+	smp_store_release(&sp->used, i + 1);
+	return stub_vaddr(sp, i);
+}
+
+/*
+ * The stub for @uprobe at @vaddr of @mm: the one made for @vaddr before if
+ * any (a stub never serves another address), else a new one; 0 if there
+ * is no room within reach.
+ */
+static unsigned long get_stub(struct mm_struct *mm, struct xol_area *area,
+			      struct uprobe *uprobe, unsigned long vaddr)
+{
+	struct stub_page *sp, *room = NULL;
+	unsigned int i;
+
+	mmap_assert_write_locked(mm);
+
+	list_for_each_entry(sp, &area->stub_pages, node) {
+		for (i = 0; i < sp->used; i++) {
+			if (sp->sites[i].vaddr != vaddr)
+				continue;
+			WRITE_ONCE(sp->sites[i].inode, uprobe->inode);
+			WRITE_ONCE(sp->sites[i].offset, uprobe->offset);
+			return stub_vaddr(sp, i);
+		}
+		if (!room && sp->used < STUBS_PER_PAGE && stub_page_reaches(sp, vaddr))
+			room = sp;
+	}
+	if (!room)
+		room = map_stub_page(mm, area, vaddr);
+	return room ? add_stub(room, uprobe, vaddr) : 0;
+}
+
+/* The UPROBE_JUMP_BYTES at @vaddr of @mm, if they are in one page. */
+static bool read_jump_bytes(struct mm_struct *mm, unsigned long vaddr, u8 *code)
+{
+	return offset_in_page(vaddr) <= PAGE_SIZE - UPROBE_JUMP_BYTES &&
+	       !read_mm_bytes(mm, vaddr, code, UPROBE_JUMP_BYTES, NULL);
+}
+
+/* Whether the code at @vaddr of @mm is a jump to its stub. */
+static bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr)
+{
+	u8 code[UPROBE_JUMP_BYTES];
+	unsigned long offset;
+	struct stub_site *site;
+
+	if (!read_jump_bytes(mm, vaddr, code))
+		return false;
+	site = stub_at(mm, arch_uprobe_jump_target(code, vaddr), &offset);
+	return site && !offset;
+}
+
+/*
+ * Replaces the breakpoint of @uprobe at @vaddr of @mm with a jump to a
+ * stub, in the order that leaves no torn instruction (see above).
+ */
+static void write_jump(struct uprobe *uprobe, struct mm_struct *mm,
+		       struct xol_area *area, unsigned long vaddr)
+{
+	u8 now[UPROBE_JUMP_BYTES], jump[UPROBE_JUMP_BYTES];
+	unsigned long stub;
+
+	mmap_assert_write_locked(mm);
+
+	if (!read_jump_bytes(mm, vaddr, now) || now[0] != UPROBE_SWBP_INSN ||
+	    memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1))
+		return;
+	stub = get_stub(mm, area, uprobe, vaddr);
+	if (!stub) {
+		area->no_stubs = true;
+		return;
+	}
+	arch_uprobe_jump(vaddr, stub, jump);
+	if (write_mm_bytes(mm, vaddr + 1, jump + 1, UPROBE_JUMP_BYTES - 1))
+		return;
+	arch_uprobe_sync_mm(mm);
+	if (write_mm_bytes(mm, vaddr, jump, 1))
+		write_mm_bytes(mm, vaddr + 1, now + 1, UPROBE_JUMP_BYTES - 1);
+}
+
+/* Puts the breakpoint back in place of a jump to a stub at @vaddr of @mm. */
+static int take_jump_out(struct uprobe *uprobe, struct mm_struct *mm, unsigned long vaddr)
+{
+	uprobe_opcode_t swbp = UPROBE_SWBP_INSN;
+	int err;
+
+	mmap_assert_write_locked(mm);
+
+	if (!has_stub_jump(mm, vaddr))
+		return 0;
+	err = write_mm_bytes(mm, vaddr, &swbp, sizeof(swbp));
+	if (err)
+		return err;
+	arch_uprobe_sync_mm(mm);
+	return write_mm_bytes(mm, vaddr + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1);
+}
+
+/*
+ * After a hit by the breakpoint at @vaddr: gives @uprobe a jump to a stub
+ * there, when the architecture allows it and the mm has room.
+ */
+static void try_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct xol_area *area;
+
+	/* The acquire pairs with the release that made the probe READY. */
+	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY ||
+	    !arch_uprobe_can_jump(&uprobe->arch, regs) ||
+	    offset_in_page(vaddr) > PAGE_SIZE - UPROBE_JUMP_BYTES)
+		return;
+	area = get_xol_area();
+	if (!area || READ_ONCE(area->no_stubs) || mmap_write_lock_killable(mm))
+		return;
+	vma = vma_lookup(mm, vaddr);
+	if (vma && valid_vma(vma, true) && vma_maps(vma, uprobe->inode, uprobe->offset) &&
+	    offset_to_vaddr(vma, uprobe->offset) == vaddr && uprobe_is_live(uprobe))
+		write_jump(uprobe, mm, area, vaddr);
+	mmap_write_unlock(mm);
+}
+
+/*
+ * Where the current task came to @stub from: the address of @site while
+ * the jump is there, or an address mremap() moved the jump to, found by
+ * the site's file offset; 0 when the jump went while the task was in the
+ * stub.
+ */
+static unsigned long stub_source(struct stub_site *site, unsigned long stub)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long vaddr = site->vaddr, found = 0;
+	struct vm_area_struct *vma;
+	struct vma_iterator vmi;
+	u8 code[UPROBE_JUMP_BYTES];
+
+	if (!copy_from_user(code, (void __user *)vaddr, sizeof(code)) &&
+	    arch_uprobe_jump_target(code, vaddr) == stub)
+		return vaddr;
+	vma_iter_init(&vmi, mm, 0);
+	mmap_read_lock(mm);
+	for_each_vma(vmi, vma) {
+		if (!vma_maps(vma, READ_ONCE(site->inode), READ_ONCE(site->offset)))
+			continue;
+		vaddr = offset_to_vaddr(vma, READ_ONCE(site->offset));
+		if (read_jump_bytes(mm, vaddr, code) &&
+		    arch_uprobe_jump_target(code, vaddr) == stub) {
+			found = vaddr;
+			break;
+		}
+	}
+	mmap_read_unlock(mm);
+	return found;
+}
+
+/**
+ * uprobe_stub_site - the probed address of a stub of the current mm
+ * @stub: an address
+ *
+ * Return: the address the stub at @stub was made for, or 0 if no stub of
+ * the current mm starts at @stub.
+ */
+unsigned long uprobe_stub_site(unsigned long stub)
+{
+	struct stub_site *site;
+	unsigned long offset;
+
+	site = current->mm ? stub_at(current->mm, stub, &offset) : NULL;
+	return site && !offset ? site->vaddr : 0;
+}
+
+/*
+ * A task about to take a signal in a stub, before its syscall, is put back
+ * at the probed address as it was there: the handler, a debugger or a
+ * core dump never sees the stub, and the task goes through the jump again
+ * after the handler.
+ */
+static void leave_stub(struct pt_regs *regs)
+{
+	unsigned long ip = instruction_pointer(regs), offset, source;
+	struct mm_struct *mm = current->mm;
+	struct stub_site *site;
+
+	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
+		return;
+	site = stub_at(mm, ip, &offset);
+	if (!site || !arch_uprobe_stub_unwind(regs, offset))
+		return;
+	source = stub_source(site, ip - offset);
+	instruction_pointer_set(regs, source ?: site->vaddr);
+}
+
+/**
+ * uprobe_stub_step_trap - a single-step trap in user mode, not ours
+ * @regs: the task's registers
+ *
+ * A debugger stepped the task over a jump to a stub: the trap is taken for
+ * the breakpoint the jump stands for, so that the debugger sees the probed
+ * instruction done in one step, and never the stub.  Runs in the #DB
+ * handler: takes no lock.
+ *
+ * Return: true when the trap was at the entry of a stub.
+ */
+bool uprobe_stub_step_trap(struct pt_regs *regs)
+{
+	struct mm_struct *mm = current->mm;
+	struct stub_site *site;
+	unsigned long offset;
+
+	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
+		return false;
+	site = stub_at(mm, instruction_pointer(regs), &offset);
+	if (!site || offset)
+		return false;
+	instruction_pointer_set(regs, site->vaddr + UPROBE_SWBP_INSN_SIZE);
+	set_thread_flag(TIF_UPROBE);
+	return true;
+}
+
+/* A copy of each stub page of @old for a forked child's @area. */
+static void dup_stub_pages(struct xol_area *old, struct xol_area *area)
+{
+	struct stub_page *sp, *copy;
+
+	list_for_each_entry(sp, &old->stub_pages, node) {
+		copy = alloc_stub_page(sp->vaddr);
+		if (!copy) {
+			pr_warn_ratelimited("uprobes: pid %d: a stub page lost at fork\n",
+					    current->pid);
+			continue;
+		}
+		copy_highpage(copy->page, sp->page);
+		memcpy(copy->sites, sp->sites, sizeof(sp->sites));
+		copy->used = sp->used;
+		list_add_tail(&copy->node, &area->stub_pages);
+		area->nr_stub_pages++;
+	}
+	area->no_stubs = old->no_stubs;
+}
+
 /**
  * uprobe_get_trampoline_vaddr - where return probes return to
  *
@@ -1359,9 +1846,10 @@ unsigned long uprobe_get_trampoline_vaddr(void)
  * @oldmm: the parent's
  * @newmm: the child's, with the parent's mappings copied
  *
- * The child has the parent's breakpoints already, in its copies of the
- * pages; it needs its own XOL page behind the copied XOL mapping, where
- * its pending returns (uprobe_copy_process()) lead.
+ * The child has the parent's breakpoints and jumps already, in its copies
+ * of the pages; it needs its own XOL page behind the copied XOL mapping,
+ * where its pending returns (uprobe_copy_process()) lead, and its own
+ * copies of the stub pages the jumps lead to.
  */
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
@@ -1372,8 +1860,10 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 	if (!old)
 		return;
 	area = alloc_xol_area(old->vaddr);
-	if (area)
-		publish_xol_area(newmm, area);
+	if (!area)
+		return;
+	dup_stub_pages(old, area);
+	publish_xol_area(newmm, area);
 }
 
 /**
@@ -1854,11 +2344,68 @@ static bool start_step(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 	return true;
 }
 
+/*
+ * A hit of @uprobe at @bp_vaddr, the registers as at the probed
+ * instruction: the handlers run, then the instruction is carried out.
+ * False when the handlers took the probe out of the mm.
+ */
+static bool handle_hit(struct uprobe *uprobe, struct pt_regs *regs, unsigned long bp_vaddr)
+{
+	bool want_ret = false, removed = false;
+
+	/* An armed probe is READY; the acquire makes its arch visible. */
+	if (!get_utask() || smp_load_acquire(&uprobe->insn_state) != INSN_READY)
+		return false;
+	if (run_handlers(uprobe, regs, &want_ret)) {
+		handlers_remove(uprobe);
+		removed = true;
+	} else if (want_ret && instruction_pointer(regs) == bp_vaddr) {
+		prepare_uretprobe(uprobe, regs, bp_vaddr);
+	}
+	/* A handler that moved the ip has taken the task elsewhere. */
+	if (instruction_pointer(regs) != bp_vaddr)
+		return !removed;
+	if (!arch_uprobe_emulate(&uprobe->arch, regs) && !run_direct(uprobe, regs, bp_vaddr))
+		start_step(uprobe, regs, bp_vaddr);
+	return !removed;
+}
+
+/**
+ * uprobe_stub_hit - a task came through a stub
+ * @regs: its registers, put back as they were before the jump (the ip is
+ *	the stub's site)
+ * @stub: the stub's address, as checked by uprobe_stub_site()
+ *
+ * Handled as a hit of the breakpoint the jump stands for; where the jump
+ * or the probe went meanwhile, the task is sent back to run the probed
+ * address again.
+ */
+void uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
+{
+	unsigned long source, offset;
+	struct stub_site *site;
+	struct uprobe *uprobe;
+	bool is_swbp;
+
+	site = stub_at(current->mm, stub, &offset);
+	if (!site)
+		return;
+	source = stub_source(site, stub);
+	instruction_pointer_set(regs, source ?: site->vaddr);
+	if (!source)
+		return;
+	uprobe = find_active_uprobe(source, &is_swbp);
+	if (!uprobe)
+		return;
+	handle_hit(uprobe, regs, source);
+	put_uprobe(uprobe);
+}
+
 /* A breakpoint hit: the trap left the ip just past it. */
 static void handle_breakpoint(struct pt_regs *regs)
 {
 	unsigned long bp_vaddr = instruction_pointer(regs) - UPROBE_SWBP_INSN_SIZE;
-	bool is_swbp = false, want_ret = false;
+	bool is_swbp = false;
 	struct uprobe *uprobe;
 
 	if (bp_vaddr == uprobe_get_trampoline_vaddr()) {
@@ -1874,20 +2421,8 @@ static void handle_breakpoint(struct pt_regs *regs)
 		return;
 	}
 	instruction_pointer_set(regs, bp_vaddr);
-	/* An armed probe is READY; the acquire makes its arch visible. */
-	if (!get_utask() || smp_load_acquire(&uprobe->insn_state) != INSN_READY)
-		goto out;
-	if (run_handlers(uprobe, regs, &want_ret))
-		handlers_remove(uprobe);
-	else if (want_ret && instruction_pointer(regs) == bp_vaddr)
-		prepare_uretprobe(uprobe, regs, bp_vaddr);
-	/* A handler that moved the ip has taken the task elsewhere. */
-	if (instruction_pointer(regs) != bp_vaddr)
-		goto out;
-	if (arch_uprobe_emulate(&uprobe->arch, regs) || run_direct(uprobe, regs, bp_vaddr))
-		goto out;
-	start_step(uprobe, regs, bp_vaddr);
-out:
+	if (handle_hit(uprobe, regs, bp_vaddr))
+		try_jump(uprobe, regs, bp_vaddr);
 	put_uprobe(uprobe);
 }
 
@@ -2010,6 +2545,7 @@ bool uprobe_deny_signal(void)
 	struct task_struct *t = current;
 	struct uprobe_task *utask = t->utask;
 
+	leave_stub(task_pt_regs(t));
 	if (!utask)
 		return false;
 	if (!utask_stepping(utask) && !own_slot_deny_signal(utask, task_pt_regs(t)))

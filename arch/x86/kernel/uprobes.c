@@ -17,6 +17,15 @@
  *    jump back to the next instruction (arch_uprobe_xol_direct()).  No
  *    trap after the breakpoint either.
  *
+ *  - jumped to (x86-64): once hit, an instruction of 5 bytes or more that
+ *    is emulated gets, in that process, a jmp rel32 in place of its
+ *    first 5 bytes, to a stub of its own near it.  The stub moves the stack
+ *    pointer below the red zone, saves the registers a syscall clobbers
+ *    and enters the kernel by the uprobe syscall (336), which rebuilds the
+ *    registers as they were at the probed instruction; the core then goes
+ *    on as after the breakpoint.  A syscall costs far less than the int3
+ *    trap and its iret.  (arch_uprobe_can_jump() and what follows it.)
+ *
  *  - stepped out of line (XOL): a copy of the instruction is executed with
  *    TF set from a slot of the per-mm XOL area, and the step trap (#DB)
  *    hands control back.  What the copy cannot get right by itself because
@@ -59,6 +68,8 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
+#include <linux/sizes.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/syscalls.h>
 #include <linux/uaccess.h>
@@ -69,6 +80,7 @@
 #include <asm/insn.h>
 #include <asm/processor.h>
 #include <asm/shstk.h>
+#include <asm/sync_core.h>
 #include <asm/text-patching.h>
 #include <asm/unistd.h>
 
@@ -956,6 +968,235 @@ void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
 		current->thread.trap_nr = autask->saved_trap_nr;
 }
 
+/* ---- the jump to a stub (x86-64) ---- */
+
+/* The words the trampoline and the stubs push, lowest address first. */
+struct uprobe_tramp_frame {
+	unsigned long r11;
+	unsigned long cx;
+	unsigned long ax;
+};
+
+#ifdef CONFIG_X86_64
+#define UPROBE_RED_ZONE		128
+#define UPROBE_STUB_SYSCALL_END	16	/* offset just past the syscall */
+#define UPROBE_STUB_MOV_END	14	/* offset just past the mov to eax */
+
+/*
+ * The stub, at a stub address: the pushes keep the red zone of a leaf
+ * function intact, and sys_uprobe() finds what they saved at the stack
+ * pointer, laid out as struct uprobe_tramp_frame.
+ */
+static const u8 uprobe_stub[] = {
+	0x48, 0x8d, 0x64, 0x24, 0x80,	/* lea -0x80(%rsp), %rsp */
+	0x50,				/* push %rax */
+	0x51,				/* push %rcx */
+	0x41, 0x53,			/* push %r11 */
+	0xb8, __NR_uprobe & 0xff,	/* mov $__NR_uprobe, %eax */
+	__NR_uprobe >> 8, 0x00, 0x00,
+	0x0f, 0x05,			/* syscall */
+	0x0f, 0x0b,			/* ud2: never reached */
+};
+
+/* How far each instruction of the stub has moved the stack pointer. */
+static const u8 uprobe_stub_sp_moved[UPROBE_STUB_SYSCALL_END] = {
+	[5] = UPROBE_RED_ZONE, [6] = UPROBE_RED_ZONE + 8,
+	[7 ... 8] = UPROBE_RED_ZONE + 16,
+	[9 ... UPROBE_STUB_SYSCALL_END - 1] = UPROBE_RED_ZONE + 24,
+};
+
+/**
+ * arch_uprobe_can_jump - may the probe get a jump to a stub now?
+ * @aup: the probed instruction
+ * @regs: the registers of the task that hit it
+ *
+ * The instruction must be emulated and at least as long as the jump (so
+ * that no other instruction starts under it), the task a 64-bit one that
+ * no debugger steps (the step trap would come in the stub) and with no
+ * shadow stack (a call emulated by the kernel would not update it).
+ *
+ * Return: true if it may.
+ */
+bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	if (aup->len < UPROBE_JUMP_BYTES || !user_64bit_mode(regs) ||
+	    (regs->flags & X86_EFLAGS_TF) || shstk_is_enabled())
+		return false;
+	switch (aup->kind) {
+	case UPROBE_KIND_NOP:
+	case UPROBE_KIND_JMP:
+	case UPROBE_KIND_CALL:
+	case UPROBE_KIND_JCC:
+		return true;
+	}
+	return false;
+}
+
+/**
+ * arch_uprobe_stub_code - the code of a stub
+ * @len: set to its length (at most UPROBE_STUB_BYTES)
+ *
+ * Return: the code.  It is the same for every stub: the kernel knows a
+ * stub's probed address from the stub's address.
+ */
+const u8 *arch_uprobe_stub_code(size_t *len)
+{
+	BUILD_BUG_ON(__NR_uprobe > 0xffff);
+	BUILD_BUG_ON(sizeof(uprobe_stub) > UPROBE_STUB_BYTES);
+	*len = sizeof(uprobe_stub);
+	return uprobe_stub;
+}
+
+/**
+ * arch_uprobe_jump - the jump from a probed address to its stub
+ * @vaddr: the probed address
+ * @stub: the stub's address, within reach of a rel32 from @vaddr
+ * @code: UPROBE_JUMP_BYTES bytes to fill
+ */
+void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code)
+{
+	code[0] = JMP32_INSN_OPCODE;
+	put_unaligned((s32)(stub - (vaddr + UPROBE_JUMP_BYTES)), (s32 *)&code[1]);
+}
+
+/**
+ * arch_uprobe_jump_target - where a jump written by arch_uprobe_jump() goes
+ * @code: UPROBE_JUMP_BYTES bytes read at @vaddr
+ * @vaddr: where they were read
+ *
+ * Return: the target if @code is a jmp rel32, else 0.
+ */
+unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr)
+{
+	if (code[0] != JMP32_INSN_OPCODE)
+		return 0;
+	return vaddr + UPROBE_JUMP_BYTES + get_unaligned((s32 *)&code[1]);
+}
+
+/**
+ * arch_uprobe_stub_reach - how far a stub may be from its probed address
+ *
+ * Return: the largest distance, in either direction, that a jmp rel32
+ * spans from any byte of a page to any byte of another page.
+ */
+unsigned long arch_uprobe_stub_reach(void)
+{
+	return SZ_2G - 2 * PAGE_SIZE;
+}
+
+static void uprobe_sync_core(void *info)
+{
+	sync_core();
+}
+
+/**
+ * arch_uprobe_sync_mm - make every CPU that runs @mm see code written so far
+ * @mm: the mm whose text changed
+ *
+ * A CPU that may have fetched the old bytes serializes before it goes on
+ * in @mm: those running it now by the IPI, the others when they switch to
+ * it.  Must be called with interrupts on.
+ */
+void arch_uprobe_sync_mm(struct mm_struct *mm)
+{
+	on_each_cpu_mask(mm_cpumask(mm), uprobe_sync_core, NULL, true);
+}
+
+/**
+ * arch_uprobe_stub_unwind - undo what a stub did before its syscall
+ * @regs: the task's registers, the ip in a stub
+ * @offset: the ip's offset in the stub
+ *
+ * A signal that finds a task in a stub before its syscall is delivered as
+ * if at the probed instruction: the stack pointer and rax go back to what
+ * they were there (the rest the stub did not change).  The caller sets
+ * the ip.
+ *
+ * Return: false if the ip is past the syscall (where no task of the stub
+ * comes), or the stub's saved rax could not be read back: @regs are then
+ * unchanged.
+ */
+bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
+{
+	struct uprobe_tramp_frame __user *frame = (void __user *)regs->sp;
+
+	if (offset >= UPROBE_STUB_SYSCALL_END)
+		return false;
+	if (offset >= UPROBE_STUB_MOV_END && get_user(regs->ax, &frame->ax))
+		return false;
+	regs->sp += uprobe_stub_sp_moved[offset];
+	return true;
+}
+
+/*
+ * Entered from a stub only.  Puts back what the stub saved, so that the
+ * registers are as they were at the probed instruction, which the core
+ * then handles as after a breakpoint.  The return value is what rax holds
+ * on the way out: the kernel leaves with iret, or with sysret when rcx
+ * and r11 happen to match ip and flags, which restores the same.  orig_ax
+ * = -1: this is no syscall to restart.  Called any other way, it changes
+ * nothing and fails with ENXIO.
+ */
+SYSCALL_DEFINE0(uprobe)
+{
+	struct pt_regs *regs = current_pt_regs();
+	unsigned long stub = regs->ip - UPROBE_STUB_SYSCALL_END;
+	struct uprobe_tramp_frame frame;
+	unsigned long vaddr;
+
+	vaddr = uprobe_stub_site(stub);
+	if (!vaddr)
+		return -ENXIO;
+	if (copy_from_user(&frame, (void __user *)regs->sp, sizeof(frame))) {
+		force_sig(SIGSEGV);
+		return -EFAULT;
+	}
+	regs->r11 = frame.r11;
+	regs->cx = frame.cx;
+	regs->ax = frame.ax;
+	regs->sp += sizeof(frame) + UPROBE_RED_ZONE;
+	regs->orig_ax = -1;
+	regs->ip = vaddr;
+
+	uprobe_stub_hit(regs, stub);
+	return regs->ax;
+}
+#else
+bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	return false;
+}
+
+const u8 *arch_uprobe_stub_code(size_t *len)
+{
+	*len = 0;
+	return NULL;
+}
+
+void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code)
+{
+}
+
+unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr)
+{
+	return 0;
+}
+
+unsigned long arch_uprobe_stub_reach(void)
+{
+	return 0;
+}
+
+void arch_uprobe_sync_mm(struct mm_struct *mm)
+{
+}
+
+bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
+{
+	return false;
+}
+#endif /* CONFIG_X86_64 */
+
 /* ---- return probes ---- */
 
 /**
@@ -1003,12 +1244,6 @@ static const u8 uprobe_trampoline[] = {
 	0x0f, 0x0b,			/* ud2: never reached */
 };
 
-/* The words the trampoline pushed, lowest address first. */
-struct uprobe_tramp_frame {
-	unsigned long r11;
-	unsigned long cx;
-	unsigned long ax;
-};
 
 /**
  * arch_uretprobe_trampoline - the code of the return trampoline
@@ -1092,7 +1327,8 @@ bool arch_uprobe_is_ia32(struct mm_struct *mm)
 /*
  * int3 from user mode: regs->ip is past the int3 (breakpoint + 1).
  * #DB from user mode: only a single-step trap (DR_STEP in the dr6 that
- * args->err points to) can end a step; it is consumed when claimed.
+ * args->err points to) can end a step, or find a task that a debugger
+ * steps at the entry of a stub; it is consumed when claimed.
  */
 static int uprobe_die_notify(struct notifier_block *nb, unsigned long val,
 			     void *data)
@@ -1111,7 +1347,8 @@ static int uprobe_die_notify(struct notifier_block *nb, unsigned long val,
 		break;
 	case DIE_DEBUG:
 		dr6 = (unsigned long *)args->err;
-		if ((*dr6 & DR_STEP) && uprobe_post_sstep_notifier(regs)) {
+		if ((*dr6 & DR_STEP) && (uprobe_post_sstep_notifier(regs) ||
+					 uprobe_stub_step_trap(regs))) {
 			*dr6 &= ~DR_STEP;
 			return NOTIFY_STOP;
 		}

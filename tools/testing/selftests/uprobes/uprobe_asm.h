@@ -30,4 +30,23 @@ long sig_inc(long x);
 void sig_copy(void *dst, const void *src, unsigned long n);
 extern const unsigned char sig_div_insn[], sig_copy_insn[];
 
+/*
+ * uprobe_jump.c: jump_nop(x) = x + 1, after a 5-byte nop.  jump_redzone(x) = x, kept in
+ * the red zone across a 5-byte nop.  jump_regs(x) runs a 5-byte nop with
+ * rax, rcx, r11 and the flags holding values that depend on x, and
+ * returns what it finds in them after.  jump_call(x) = x + 3 through a
+ * call rel32, jump_jmp(x) = x + 2 through a jmp rel32, jump_jcc(x) = 1 if
+ * x < 0 else 0 through a jcc rel32; each of those is the function's
+ * first instruction.  jump_on_stack(fn, x, sp) calls fn(x) with the stack
+ * pointer at sp.
+ */
+long jump_nop(long x);
+long jump_on_stack(long (*fn)(long x), long x, unsigned long sp);
+long jump_redzone(long x);
+long jump_regs(long x);
+long jump_call(long x);
+long jump_jmp(long x);
+long jump_jcc(long x);
+extern const unsigned char jump_redzone_insn[], jump_regs_insn[], jump_jcc_insn[];
+
 #endif

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_jump: probes that come in without the breakpoint trap.
+ *
+ * Ours gives a probed instruction of 5 bytes or more that it emulates (a
+ * 5-byte nop, jmp rel32, call rel32, jcc rel32) a jump to a stub of its
+ * own once hit; the stub enters the kernel by the uprobe syscall (336).
+ * What every kernel must do, checked on both: the probed code computes
+ * what it computes unprobed, with every register, the flags and the red
+ * zone intact; each call is one hit, under a signal storm too, and in a
+ * forked child; a debugger that single-steps over the probe sees the
+ * instruction done in one step, and never an address in [uprobes].  What
+ * only ours does: the jump is really there after the
+ * first hit, it leads into the [uprobes] mapping, and it is gone, the
+ * bytes as the file has them, when the probe goes; the uprobe syscall
+ * called directly changes nothing and fails with ENXIO.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "../kselftest_harness.h"
+#include "uprobe_asm.h"
+#include "uprobe_util.h"
+
+#define NR_UPROBE	336
+#define CALLS		2000
+#define STORM_CALLS	20000
+
+asm(".pushsection .text\n"
+	".globl jump_nop\n"
+	".type jump_nop, @function\n"
+	"jump_nop:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	lea 1(%rdi), %rax\n"
+	"	ret\n"
+	".size jump_nop, .-jump_nop\n"
+	".globl jump_redzone\n"
+	".type jump_redzone, @function\n"
+	"jump_redzone:\n"
+	"	mov %rdi, -8(%rsp)\n"
+	"	movq $0, -128(%rsp)\n"
+	".globl jump_redzone_insn\n"
+	"jump_redzone_insn:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	mov -8(%rsp), %rax\n"
+	"	add -128(%rsp), %rax\n"
+	"	ret\n"
+	".size jump_redzone, .-jump_redzone\n"
+	".globl jump_regs\n"
+	".type jump_regs, @function\n"
+	"jump_regs:\n"
+	"	mov %rdi, %rax\n"
+	"	lea 1(%rdi), %rcx\n"
+	"	lea 2(%rdi), %r11\n"
+	"	cmp $5, %rdi\n"
+	".globl jump_regs_insn\n"
+	"jump_regs_insn:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	setl %dl\n"
+	"	movzbl %dl, %edx\n"
+	"	shl $40, %rdx\n"
+	"	shl $20, %rcx\n"
+	"	add %rcx, %rax\n"
+	"	add %r11, %rax\n"
+	"	add %rdx, %rax\n"
+	"	ret\n"
+	".size jump_regs, .-jump_regs\n"
+	".globl jump_call\n"
+	".type jump_call, @function\n"
+	"jump_call:\n"
+	"	call 1f\n"
+	"	add $2, %rax\n"
+	"	ret\n"
+	"1:	lea 1(%rdi), %rax\n"
+	"	ret\n"
+	".size jump_call, .-jump_call\n"
+	".globl jump_jmp\n"
+	".type jump_jmp, @function\n"
+	"jump_jmp:\n"
+	"	.byte 0xe9\n"
+	"	.long 1f - (. + 4)\n"
+	"	ud2\n"
+	"1:	lea 2(%rdi), %rax\n"
+	"	ret\n"
+	".size jump_jmp, .-jump_jmp\n"
+	".globl jump_on_stack\n"
+	".type jump_on_stack, @function\n"
+	"jump_on_stack:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	mov %rdx, %rsp\n"
+	"	mov %rdi, %rax\n"
+	"	mov %rsi, %rdi\n"
+	"	call *%rax\n"
+	"	mov %rbp, %rsp\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size jump_on_stack, .-jump_on_stack\n"
+	".globl jump_jcc\n"
+	".type jump_jcc, @function\n"
+	"jump_jcc:\n"
+	"	test %rdi, %rdi\n"
+	".globl jump_jcc_insn\n"
+	"jump_jcc_insn:\n"
+	"	.byte 0x0f, 0x88\n"		/* js rel32 */
+	"	.long 1f - (. + 4)\n"
+	"	xor %eax, %eax\n"
+	"	ret\n"
+	"1:	mov $1, %eax\n"
+	"	ret\n"
+	".size jump_jcc, .-jump_jcc\n"
+	".popsection\n");
+
+/* What jump_regs(x) returns when nothing disturbs it. */
+static long regs_expected(long x)
+{
+	return x + (x + 1) * (1L << 20) + (x + 2) + (x < 5) * (1L << 40);
+}
+
+/* The [uprobes] mappings of this process hold @addr. */
+static bool in_uprobes_mapping(unsigned long addr)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	unsigned long start, end;
+	char line[512];
+	bool found = false;
+
+	if (!maps)
+		return false;
+	while (!found && fgets(line, sizeof(line), maps))
+		found = strstr(line, "[uprobes]") && sscanf(line, "%lx-%lx", &start, &end) == 2 &&
+			addr >= start && addr < end;
+	fclose(maps);
+	return found;
+}
+
+/* The 5 code bytes at @addr, read afresh. */
+static void code_at(const void *addr, unsigned char *code)
+{
+	const unsigned char *p = addr;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		code[i] = READ_FRESH(p[i]);
+}
+
+/* Where a jmp rel32 at @addr goes, or 0 if @addr holds none. */
+static unsigned long jump_target(const void *addr)
+{
+	unsigned char code[5];
+	int rel;
+
+	code_at(addr, code);
+	if (code[0] != 0xe9)
+		return 0;
+	memcpy(&rel, code + 1, sizeof(rel));
+	return (unsigned long)addr + 5 + rel;
+}
+
+/* A counting probe on @addr of this program, for this process. */
+static int probe(struct __test_metadata *_metadata, const void *addr)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(addr), 0, 0));
+	fd = perf_open(&attr, 0, -1);
+	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %d", fd);
+	return fd;
+}
+
+FIXTURE(jump) {
+	int fd;
+};
+
+FIXTURE_SETUP(jump)
+{
+	self->fd = -1;
+}
+
+FIXTURE_TEARDOWN(jump)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	signal(SIGUSR1, SIG_DFL);
+}
+
+/* One probed function: where to probe, how to call it, what it gives. */
+struct target {
+	const void *probe_at;
+	long (*fn)(long x);
+	long (*expected)(long x);
+};
+
+static long plus1(long x) { return x + 1; }
+static long plus2(long x) { return x + 2; }
+static long plus3(long x) { return x + 3; }
+static long same(long x) { return x; }
+static long negative(long x) { return x < 0; }
+
+FIXTURE_VARIANT(jump) {
+	struct target t;
+};
+
+FIXTURE_VARIANT_ADD(jump, nop5) {
+	.t = { jump_nop, jump_nop, plus1 },
+};
+
+FIXTURE_VARIANT_ADD(jump, red_zone) {
+	.t = { jump_redzone_insn, jump_redzone, same },
+};
+
+FIXTURE_VARIANT_ADD(jump, registers) {
+	.t = { jump_regs_insn, jump_regs, regs_expected },
+};
+
+FIXTURE_VARIANT_ADD(jump, call_rel32) {
+	.t = { jump_call, jump_call, plus3 },
+};
+
+FIXTURE_VARIANT_ADD(jump, jmp_rel32) {
+	.t = { jump_jmp, jump_jmp, plus2 },
+};
+
+FIXTURE_VARIANT_ADD(jump, jcc_rel32) {
+	.t = { jump_jcc_insn, jump_jcc, negative },
+};
+
+/* Calls @t with x from -@n/2 on, @n times; the first x it gets wrong, or @n. */
+static long run(const struct target *t, long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		if (t->fn(i - n / 2) != t->expected(i - n / 2))
+			return i;
+	return n;
+}
+
+/* Each call is one hit, and computes what it does unprobed. */
+TEST_F(jump, exact_results_and_counts)
+{
+	const struct target *t = &variant->t;
+
+	ASSERT_EQ(CALLS, run(t, CALLS));
+	self->fd = probe(_metadata, t->probe_at);
+	ASSERT_EQ(CALLS, run(t, CALLS));
+	EXPECT_EQ(CALLS, perf_count(self->fd));
+}
+
+/*
+ * Ours: after the first hit the probed instruction begins with a jump into
+ * the [uprobes] mapping; when the probe goes, the bytes are the file's.
+ */
+TEST_F(jump, jump_in_place_then_gone)
+{
+	const struct target *t = &variant->t;
+	unsigned char before[5], after[5];
+	unsigned long target;
+
+	if (engine_is_base())
+		SKIP(return, "the base traps on every hit");
+	code_at(t->probe_at, before);
+	self->fd = probe(_metadata, t->probe_at);
+	ASSERT_EQ(1, run(t, 1));
+	target = jump_target(t->probe_at);
+	ASSERT_NE(0, target) TH_LOG("no jump at the probe after a hit");
+	EXPECT_TRUE(in_uprobes_mapping(target)) TH_LOG("the jump goes to %#lx", target);
+	ASSERT_EQ(CALLS, run(t, CALLS));
+	EXPECT_EQ(CALLS + 1, perf_count(self->fd));
+	close(self->fd);
+	self->fd = -1;
+	code_at(t->probe_at, after);
+	EXPECT_EQ(0, memcmp(before, after, sizeof(before)));
+	ASSERT_EQ(CALLS, run(t, CALLS));
+}
+
+static pid_t storm_target;
+static int storm_done;
+static long storm_signals, storm_in_uprobes;
+
+static void on_storm(int sig, siginfo_t *info, void *ctx)
+{
+	unsigned long ip = ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+
+	__atomic_fetch_add(&storm_signals, 1, __ATOMIC_RELAXED);
+	if (in_uprobes_mapping(ip))
+		__atomic_fetch_add(&storm_in_uprobes, 1, __ATOMIC_RELAXED);
+}
+
+static void *storm(void *arg)
+{
+	pid_t pid = getpid();
+
+	while (!__atomic_load_n(&storm_done, __ATOMIC_ACQUIRE))
+		syscall(SYS_tgkill, pid, storm_target, SIGUSR1);
+	return NULL;
+}
+
+/*
+ * SIGUSR1 as fast as another thread can send it: the calls compute the
+ * right thing, no handler sees an address in [uprobes], and each call is
+ * one hit.
+ */
+TEST_F(jump, signal_storm)
+{
+	struct sigaction sa = { .sa_sigaction = on_storm, .sa_flags = SA_SIGINFO | SA_RESTART };
+	const struct target *t = &variant->t;
+	pthread_t thread;
+	long done;
+
+	self->fd = probe(_metadata, t->probe_at);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	storm_signals = 0;
+	storm_in_uprobes = 0;
+	storm_target = syscall(SYS_gettid);
+	__atomic_store_n(&storm_done, 0, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pthread_create(&thread, NULL, storm, NULL));
+	done = run(t, STORM_CALLS);
+	__atomic_store_n(&storm_done, 1, __ATOMIC_RELEASE);
+	pthread_join(thread, NULL);
+	sched_yield();	/* delivers a signal still pending */
+	TH_LOG("%ld signals over %ld calls", storm_signals, done);
+	EXPECT_EQ(STORM_CALLS, done);
+	EXPECT_LT(0, storm_signals);
+	EXPECT_EQ(0, storm_in_uprobes);
+	EXPECT_EQ(STORM_CALLS, perf_count(self->fd));
+}
+
+/* A forked child runs the probed code right, jump or breakpoint. */
+TEST_F(jump, forked_child)
+{
+	const struct target *t = &variant->t;
+	int status;
+	pid_t pid;
+
+	self->fd = probe(_metadata, t->probe_at);
+	ASSERT_EQ(CALLS, run(t, CALLS));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(run(t, CALLS) == CALLS ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x", status);
+	EXPECT_EQ(CALLS, run(t, CALLS));
+	EXPECT_EQ(2 * CALLS, perf_count(self->fd));
+}
+
+/* Whether @addr is in a [uprobes] mapping of process @pid. */
+static bool in_uprobes_of(pid_t pid, unsigned long addr)
+{
+	unsigned long start, end;
+	char path[64], line[512];
+	bool found = false;
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = fopen(path, "r");
+	if (!maps)
+		return false;
+	while (!found && fgets(line, sizeof(line), maps))
+		found = strstr(line, "[uprobes]") && sscanf(line, "%lx-%lx", &start, &end) == 2 &&
+			addr >= start && addr < end;
+	fclose(maps);
+	return found;
+}
+
+/* The traced child: one call to arm the jump, then one call stepped. */
+static void __noreturn stepped_child(void)
+{
+	long first, second;
+
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		_exit(2);
+	raise(SIGSTOP);
+	first = jump_nop(1);
+	raise(SIGSTOP);
+	second = jump_nop(2);
+	_exit(first == 2 && second == 3 ? 0 : 1);
+}
+
+/*
+ * A debugger single-steps a child through a call of a probed function
+ * whose probe was hit once already (where ours put its jump): every stop
+ * is outside [uprobes], the probed instruction takes one step, the
+ * child's results are right and both calls are hits.
+ */
+TEST(ptrace_single_step)
+{
+	const unsigned long at = (unsigned long)jump_nop;
+	struct perf_event_attr attr;
+	struct user_regs_struct regs;
+	long steps = 0, in_stub = 0;
+	bool stepped_over = false;
+	unsigned long prev = 0;
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		stepped_child();
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status));
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(jump_nop), 0, 0));
+	fd = perf_open(&attr, pid, -1);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status));
+	for (;;) {
+		ASSERT_EQ(0, ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		if (!WIFSTOPPED(status))
+			break;
+		ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, NULL, &regs));
+		steps++;
+		if (in_uprobes_of(pid, regs.rip))
+			in_stub++;
+		if (prev == at && regs.rip == at + 5)
+			stepped_over = true;
+		prev = regs.rip;
+	}
+	TH_LOG("%ld steps", steps);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x", status);
+	EXPECT_EQ(0, in_stub);
+	EXPECT_TRUE(stepped_over);
+	EXPECT_EQ(2, perf_count(fd));
+	close(fd);
+}
+
+static sigjmp_buf segv_escape;
+static unsigned long segv_ip, segv_sp;
+
+static void on_segv(int sig, siginfo_t *info, void *ctx)
+{
+	greg_t *gregs = ((ucontext_t *)ctx)->uc_mcontext.gregs;
+
+	segv_ip = gregs[REG_RIP];
+	segv_sp = gregs[REG_RSP];
+	siglongjmp(segv_escape, 1);
+}
+
+/*
+ * Ours: a stub pushes below the red zone.  Where the stack ends right
+ * under it, the push faults in the stub, and the SIGSEGV is delivered as
+ * at the probed instruction: ip and stack pointer as the program had them
+ * there, never an address in [uprobes].
+ */
+TEST(fault_in_stub_seen_at_probe)
+{
+	struct sigaction sa = { .sa_sigaction = on_segv,
+				.sa_flags = SA_SIGINFO | SA_ONSTACK };
+	long page = sysconf(_SC_PAGESIZE);
+	struct perf_event_attr attr;
+	unsigned long call_sp;
+	stack_t alt = { 0 };
+	char *stack;
+	int fd;
+
+	if (engine_is_base())
+		SKIP(return, "the base's breakpoint writes nothing on the stack");
+	stack = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, stack);
+	ASSERT_EQ(0, mprotect(stack, page, PROT_NONE));
+	alt.ss_size = 4 * page;
+	alt.ss_sp = malloc(alt.ss_size);
+	ASSERT_NE(NULL, alt.ss_sp);
+	ASSERT_EQ(0, sigaltstack(&alt, NULL));
+	ASSERT_EQ(0, sigaction(SIGSEGV, &sa, NULL));
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(jump_nop), 0, 0));
+	fd = perf_open(&attr, 0, -1);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(2, jump_nop(1));
+	ASSERT_NE(0, jump_target(jump_nop));
+	/* The call pushes its return address: jump_nop starts 8 bytes lower. */
+	call_sp = (unsigned long)stack + page + 64;
+	if (!sigsetjmp(segv_escape, 1))
+		jump_on_stack(jump_nop, 1, call_sp);
+	signal(SIGSEGV, SIG_DFL);
+	alt.ss_flags = SS_DISABLE;
+	sigaltstack(&alt, NULL);
+	EXPECT_EQ((unsigned long)jump_nop, segv_ip);
+	EXPECT_EQ(call_sp - 8, segv_sp);
+	close(fd);
+	free(alt.ss_sp);
+	munmap(stack, 2 * page);
+}
+
+/*
+ * The uprobe syscall called by a program, not from a stub: nothing
+ * changes, and it fails (ENXIO on ours; ENOSYS where it does not exist).
+ */
+TEST(direct_uprobe_syscall_fails)
+{
+	long ret;
+
+	errno = 0;
+	ret = syscall(NR_UPROBE);
+	EXPECT_EQ(-1, ret);
+	EXPECT_NE(0, errno);
+	if (!engine_is_base())
+		EXPECT_EQ(ENXIO, errno);
+}
+
+TEST_HARNESS_MAIN
