@@ -76,12 +76,16 @@ struct uprobe_consumer {
  * @UPROBE_TASK_FINISHING: a signal found the task at the copy in its own
  *	slot; the signal waits while the task runs the copy to a breakpoint
  *	put after it
+ * @UPROBE_TASK_STUB_STEPPING: a signal found the task at the copy in a
+ *	stub; the signal waits while the task is stepped over the copy
  *
  * Transitions: RUNNING -> STEPPING (a step starts), STEPPING -> STEPPED
  * (the step trap), STEPPING -> STEP_ABANDON (a trap or a fatal signal
  * while stepping), STEPPED/STEP_ABANDON -> RUNNING, and RUNNING ->
  * FINISHING -> RUNNING (the breakpoint after the copy, a trap in the copy,
- * or a fatal signal).  The core's utask_set_state() checks them.
+ * or a fatal signal), and RUNNING -> STUB_STEPPING -> RUNNING (likewise,
+ * the step trap for the breakpoint).  The core's utask_set_state() checks
+ * them.
  */
 enum uprobe_task_state {
 	UPROBE_TASK_RUNNING,
@@ -89,6 +93,7 @@ enum uprobe_task_state {
 	UPROBE_TASK_STEPPED,
 	UPROBE_TASK_STEP_ABANDON,
 	UPROBE_TASK_FINISHING,
+	UPROBE_TASK_STUB_STEPPING,
 };
 
 /**
@@ -120,7 +125,8 @@ struct return_instance {
  * @auprobe: the instruction being handled, while handlers run and while
  *	it is stepped; perf reads it
  * @bp_vaddr: the address of the breakpoint being handled
- * @xol_vaddr: the XOL slot in use while stepping, or 0
+ * @xol_vaddr: the XOL slot in use while stepping, or 0; while
+ *	STUB_STEPPING, the copy in the stub
  * @autask: architecture state kept across a step
  * @own_slot: the XOL slot this task keeps for instructions that run out of
  *	line without a step (a copy, then a jump back), or 0
@@ -167,6 +173,7 @@ void uprobe_unregister_sync(void);
 void __init uprobes_init(void);
 int uprobe_mmap(struct vm_area_struct *vma);
 void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 void uprobe_start_dup_mmap(void);
 void uprobe_end_dup_mmap(void);
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
@@ -219,12 +226,15 @@ bool uprobe_stub_step_trap(struct pt_regs *regs);
  * arch_uprobe_can_jump() says whether a hit probe may be given a jump to
  * a stub (UPROBE_JUMP_BYTES at the probed address, arch_uprobe_jump())
  * in place of its breakpoint; arch_uprobe_jump_target() reads such a
- * jump back.  arch_uprobe_stub_code() is the code of every stub, which
+ * jump back.  arch_uprobe_stub_code() is the code of a stub, which
  * enters the kernel at sys_uprobe() (-> uprobe_stub_site() and
- * uprobe_stub_hit()); a stub lies within arch_uprobe_stub_reach() bytes
- * of its probed address.  arch_uprobe_sync_mm() serializes the CPUs that
+ * uprobe_stub_hit()), and may hold a copy of the instruction at
+ * UPROBE_STUB_COPY; a stub lies within arch_uprobe_stub_reach() bytes of
+ * its probed address.  arch_uprobe_sync_mm() serializes the CPUs that
  * run an mm whose text changed.  arch_uprobe_stub_unwind() undoes what a
  * stub did before its syscall, for a signal that comes then.
+ * arch_uprobe_step_copy() sets a task at a stub's copy to be stepped over
+ * it, arch_uprobe_step_copy_end() undoes that.
  *
  * arch_uretprobe_hijack_return_addr() replaces the return address of the
  * function just entered with @trampoline_vaddr: the old one, or -1UL.
@@ -250,12 +260,15 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 						struct pt_regs *regs);
 const u8 *arch_uretprobe_trampoline(size_t *len);
 bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs);
-const u8 *arch_uprobe_stub_code(size_t *len);
+size_t arch_uprobe_stub_code(struct arch_uprobe *aup, unsigned long vaddr,
+			     unsigned long stub, u8 *code, size_t *copy_len);
 void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code);
 unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr);
 unsigned long arch_uprobe_stub_reach(void);
 void arch_uprobe_sync_mm(struct mm_struct *mm);
 bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset);
+void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs);
+void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs);
 bool arch_uprobe_is_ia32(struct mm_struct *mm);
 
 #else /* !CONFIG_UPROBES */
@@ -296,6 +309,11 @@ static inline int uprobe_mmap(struct vm_area_struct *vma)
 }
 
 static inline void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
+				 unsigned long end)
+{
+}
+
+static inline void uprobe_mremap(struct vm_area_struct *vma, unsigned long start,
 				 unsigned long end)
 {
 }

@@ -148,11 +148,15 @@ struct xol_area {
  * @vaddr: the probed address the stub was made for
  * @inode: the probed file (compared, never dereferenced)
  * @offset: the probed offset in @inode
+ * @insn: the instruction the stub was made for
+ * @len: the length of the stub's copy of it, 0 if it has none
  */
 struct stub_site {
 	unsigned long vaddr;
 	struct inode *inode;
 	loff_t offset;
+	u8 insn[MAX_UINSN_BYTES];
+	u8 len;
 };
 
 /**
@@ -669,7 +673,7 @@ static void drop_delayed_of_mm(struct mm_struct *mm)
 
 /* Jumps to stubs, which stand for breakpoints (see "Stubs" below). */
 static bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr);
-static int take_jump_out(struct uprobe *uprobe, struct mm_struct *mm, unsigned long vaddr);
+static int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn);
 
 /*
  * Arms @uprobe at @vaddr of @vma.  Already armed there (a breakpoint is in
@@ -723,7 +727,7 @@ static int remove_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 	/* Not READY: never armed.  READY: arch.insn holds the original byte. */
 	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
 		return 0;
-	err = take_jump_out(uprobe, mm, vaddr);
+	err = take_jump_out(mm, vaddr, uprobe->arch.insn);
 	if (err)
 		return err;
 	err = read_mm_bytes(mm, vaddr, &now, sizeof(now), &copy);
@@ -1538,11 +1542,37 @@ static bool stub_page_reaches(struct stub_page *sp, unsigned long vaddr)
 	return sp->vaddr + reach >= vaddr && sp->vaddr + PAGE_SIZE <= vaddr + reach;
 }
 
+/*
+ * A free page of @mm as near @vaddr as can be, within @reach of it: the
+ * highest below it, else the lowest above.  Near the probed code, a stub
+ * is also likely within reach of the data a RIP-relative copy refers to.
+ */
+static unsigned long near_unmapped_area(struct mm_struct *mm, unsigned long vaddr,
+					unsigned long reach)
+{
+	struct vm_unmapped_area_info info = {
+		.flags = VM_UNMAPPED_AREA_TOPDOWN,
+		.length = PAGE_SIZE,
+	};
+	unsigned long addr;
+
+	info.low_limit = max(PAGE_ALIGN(mmap_min_addr), PAGE_SIZE);
+	if (vaddr > info.low_limit + reach)
+		info.low_limit = PAGE_ALIGN(vaddr - reach);
+	info.high_limit = vaddr & PAGE_MASK;
+	addr = vm_unmapped_area(&info);
+	if (!IS_ERR_VALUE(addr))
+		return addr;
+	info.flags = 0;
+	info.low_limit = PAGE_ALIGN(vaddr);
+	info.high_limit = min(vaddr + reach, mm->task_size) & PAGE_MASK;
+	return vm_unmapped_area(&info);
+}
+
 /* Maps a new stub page into @mm within reach of @vaddr; NULL if it cannot. */
 static struct stub_page *map_stub_page(struct mm_struct *mm, struct xol_area *area,
 				       unsigned long vaddr)
 {
-	struct vm_unmapped_area_info info = { .length = PAGE_SIZE };
 	unsigned long reach = arch_uprobe_stub_reach(), addr;
 	struct vm_area_struct *vma;
 	struct stub_page *sp;
@@ -1551,11 +1581,7 @@ static struct stub_page *map_stub_page(struct mm_struct *mm, struct xol_area *ar
 
 	if (!reach || area->nr_stub_pages >= STUB_PAGES_MAX)
 		return NULL;
-	info.low_limit = max(PAGE_ALIGN(mmap_min_addr), PAGE_SIZE);
-	if (vaddr > info.low_limit + reach)
-		info.low_limit = PAGE_ALIGN(vaddr - reach);
-	info.high_limit = min(vaddr + reach, mm->task_size) & PAGE_MASK;
-	addr = vm_unmapped_area(&info);
+	addr = near_unmapped_area(mm, vaddr, reach);
 	if (IS_ERR_VALUE(addr))
 		return NULL;
 	sp = alloc_stub_page(addr);
@@ -1573,29 +1599,44 @@ static struct stub_page *map_stub_page(struct mm_struct *mm, struct xol_area *ar
 	return sp;
 }
 
-/* Hands out the next stub of @sp, for @uprobe at @vaddr: its address. */
+/*
+ * Hands out the next stub of @sp, for @uprobe at @vaddr: its address, or
+ * 0 when the instruction cannot be copied there.
+ */
 static unsigned long add_stub(struct stub_page *sp, struct uprobe *uprobe, unsigned long vaddr)
 {
-	unsigned int i = sp->used;
-	const u8 *code;
+	struct stub_site *site = &sp->sites[sp->used];
+	unsigned long stub = stub_vaddr(sp, sp->used);
+	u8 code[UPROBE_STUB_BYTES];
+	size_t copy_len;
 	void *kaddr;
-	size_t len;
 
-	code = arch_uprobe_stub_code(&len);
+	if (!arch_uprobe_stub_code(&uprobe->arch, vaddr, stub, code, &copy_len))
+		return 0;
 	kaddr = kmap_local_page(sp->page);
-	memcpy(kaddr + i * UPROBE_STUB_BYTES, code, len);
+	memcpy(kaddr + (stub - sp->vaddr), code, sizeof(code));
 	kunmap_local(kaddr);
 	flush_dcache_page(sp->page);
-	sp->sites[i] = (struct stub_site){ vaddr, uprobe->inode, uprobe->offset };
+	site->vaddr = vaddr;
+	site->inode = uprobe->inode;
+	site->offset = uprobe->offset;
+	memcpy(site->insn, uprobe->arch.insn, sizeof(site->insn));
+	site->len = copy_len;
 	/* The site is filled in before lockless readers can see it. */
-	smp_store_release(&sp->used, i + 1);
-	return stub_vaddr(sp, i);
+	smp_store_release(&sp->used, sp->used + 1);
+	return stub;
+}
+
+/* Whether @site is a stub made for @uprobe's instruction at @vaddr. */
+static bool site_serves(struct stub_site *site, struct uprobe *uprobe, unsigned long vaddr)
+{
+	return site->vaddr == vaddr && !memcmp(site->insn, uprobe->arch.insn, sizeof(site->insn));
 }
 
 /*
- * The stub for @uprobe at @vaddr of @mm: the one made for @vaddr before if
- * any (a stub never serves another address), else a new one; 0 if there
- * is no room within reach.
+ * The stub for @uprobe at @vaddr of @mm: the one made for this instruction
+ * at @vaddr before if any (a stub never serves another), else a new one;
+ * 0 if there is none.  No room within reach ends the tries in this mm.
  */
 static unsigned long get_stub(struct mm_struct *mm, struct xol_area *area,
 			      struct uprobe *uprobe, unsigned long vaddr)
@@ -1607,7 +1648,7 @@ static unsigned long get_stub(struct mm_struct *mm, struct xol_area *area,
 
 	list_for_each_entry(sp, &area->stub_pages, node) {
 		for (i = 0; i < sp->used; i++) {
-			if (sp->sites[i].vaddr != vaddr)
+			if (!site_serves(&sp->sites[i], uprobe, vaddr))
 				continue;
 			WRITE_ONCE(sp->sites[i].inode, uprobe->inode);
 			WRITE_ONCE(sp->sites[i].offset, uprobe->offset);
@@ -1618,7 +1659,11 @@ static unsigned long get_stub(struct mm_struct *mm, struct xol_area *area,
 	}
 	if (!room)
 		room = map_stub_page(mm, area, vaddr);
-	return room ? add_stub(room, uprobe, vaddr) : 0;
+	if (!room) {
+		area->no_stubs = true;
+		return 0;
+	}
+	return add_stub(room, uprobe, vaddr);
 }
 
 /* The UPROBE_JUMP_BYTES at @vaddr of @mm, if they are in one page. */
@@ -1657,10 +1702,8 @@ static void write_jump(struct uprobe *uprobe, struct mm_struct *mm,
 	    memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1))
 		return;
 	stub = get_stub(mm, area, uprobe, vaddr);
-	if (!stub) {
-		area->no_stubs = true;
+	if (!stub)
 		return;
-	}
 	arch_uprobe_jump(vaddr, stub, jump);
 	if (write_mm_bytes(mm, vaddr + 1, jump + 1, UPROBE_JUMP_BYTES - 1))
 		return;
@@ -1669,8 +1712,11 @@ static void write_jump(struct uprobe *uprobe, struct mm_struct *mm,
 		write_mm_bytes(mm, vaddr + 1, now + 1, UPROBE_JUMP_BYTES - 1);
 }
 
-/* Puts the breakpoint back in place of a jump to a stub at @vaddr of @mm. */
-static int take_jump_out(struct uprobe *uprobe, struct mm_struct *mm, unsigned long vaddr)
+/*
+ * Puts the breakpoint back in place of a jump to a stub at @vaddr of @mm,
+ * with the bytes of @insn after it.
+ */
+static int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn)
 {
 	uprobe_opcode_t swbp = UPROBE_SWBP_INSN;
 	int err;
@@ -1683,24 +1729,62 @@ static int take_jump_out(struct uprobe *uprobe, struct mm_struct *mm, unsigned l
 	if (err)
 		return err;
 	arch_uprobe_sync_mm(mm);
-	return write_mm_bytes(mm, vaddr + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1);
+	return write_mm_bytes(mm, vaddr + 1, insn + 1, UPROBE_JUMP_BYTES - 1);
+}
+
+/**
+ * uprobe_mremap - text is about to move
+ * @vma: the mapping it is in, its mm's mmap_lock held for writing
+ * @start: start of the range that moves
+ * @end: its end
+ *
+ * A jump to a stub is relative: moved, it would lead elsewhere.  The jumps
+ * of the range give way to breakpoints, which move with the text and still
+ * work; a hit at the new place makes a new jump there.
+ */
+void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct xol_area *area = mm_xol_area(mm);
+	struct stub_site *site;
+	struct stub_page *sp;
+	unsigned int i;
+
+	if (!area || !vma->vm_file)
+		return;
+	mmap_assert_write_locked(mm);
+
+	list_for_each_entry(sp, &area->stub_pages, node) {
+		for (i = 0; i < sp->used; i++) {
+			site = &sp->sites[i];
+			if (site->vaddr >= start && site->vaddr < end)
+				take_jump_out(mm, site->vaddr, site->insn);
+		}
+	}
 }
 
 /*
- * After a hit by the breakpoint at @vaddr: gives @uprobe a jump to a stub
- * there, when the architecture allows it and the mm has room.
+ * Whether the architecture lets @uprobe have a jump at @vaddr, for the
+ * task whose registers at the probed instruction are @regs.
  */
-static void try_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr)
+static bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr)
+{
+	/* The acquire pairs with the release that made the probe READY. */
+	return smp_load_acquire(&uprobe->insn_state) == INSN_READY &&
+	       arch_uprobe_can_jump(&uprobe->arch, regs) &&
+	       offset_in_page(vaddr) <= PAGE_SIZE - UPROBE_JUMP_BYTES;
+}
+
+/*
+ * After a hit by the breakpoint at @vaddr, when may_jump(): gives @uprobe
+ * a jump to a stub there if the mm has room.
+ */
+static void try_jump(struct uprobe *uprobe, unsigned long vaddr)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
 	struct xol_area *area;
 
-	/* The acquire pairs with the release that made the probe READY. */
-	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY ||
-	    !arch_uprobe_can_jump(&uprobe->arch, regs) ||
-	    offset_in_page(vaddr) > PAGE_SIZE - UPROBE_JUMP_BYTES)
-		return;
 	area = get_xol_area();
 	if (!area || READ_ONCE(area->no_stubs) || mmap_write_lock_killable(mm))
 		return;
@@ -1713,9 +1797,9 @@ static void try_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long 
 
 /*
  * Where the current task came to @stub from: the address of @site while
- * the jump is there, or an address mremap() moved the jump to, found by
- * the site's file offset; 0 when the jump went while the task was in the
- * stub.
+ * the jump is there.  If the jump went while the task was in the stub,
+ * the place that maps the site's file offset now (mremap() may have moved
+ * it), which a jump to @stub is preferred at; 0 if none does.
  */
 static unsigned long stub_source(struct stub_site *site, unsigned long stub)
 {
@@ -1734,6 +1818,8 @@ static unsigned long stub_source(struct stub_site *site, unsigned long stub)
 		if (!vma_maps(vma, READ_ONCE(site->inode), READ_ONCE(site->offset)))
 			continue;
 		vaddr = offset_to_vaddr(vma, READ_ONCE(site->offset));
+		if (!found)
+			found = vaddr;
 		if (read_jump_bytes(mm, vaddr, code) &&
 		    arch_uprobe_jump_target(code, vaddr) == stub) {
 			found = vaddr;
@@ -1764,7 +1850,9 @@ unsigned long uprobe_stub_site(unsigned long stub)
  * A task about to take a signal in a stub, before its syscall, is put back
  * at the probed address as it was there: the handler, a debugger or a
  * core dump never sees the stub, and the task goes through the jump again
- * after the handler.
+ * after the handler.  One at the jump back after the stub's copy is put
+ * just past the probed instruction.  (One at the copy is stepped over it
+ * first: stub_copy_finish().)
  */
 static void leave_stub(struct pt_regs *regs)
 {
@@ -1775,7 +1863,14 @@ static void leave_stub(struct pt_regs *regs)
 	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
 		return;
 	site = stub_at(mm, ip, &offset);
-	if (!site || !arch_uprobe_stub_unwind(regs, offset))
+	if (!site)
+		return;
+	if (site->len && offset == UPROBE_STUB_COPY + site->len) {
+		/* At the jump back: the copy ran. */
+		instruction_pointer_set(regs, site->vaddr + site->len);
+		return;
+	}
+	if (!arch_uprobe_stub_unwind(regs, offset))
 		return;
 	source = stub_source(site, ip - offset);
 	instruction_pointer_set(regs, source ?: site->vaddr);
@@ -1886,11 +1981,13 @@ void uprobe_clear_state(struct mm_struct *mm)
 static void utask_set_state(struct uprobe_task *utask, enum uprobe_task_state state)
 {
 	static const u8 allowed[] = {
-		[UPROBE_TASK_RUNNING] = BIT(UPROBE_TASK_STEPPING) | BIT(UPROBE_TASK_FINISHING),
+		[UPROBE_TASK_RUNNING] = BIT(UPROBE_TASK_STEPPING) | BIT(UPROBE_TASK_FINISHING) |
+					BIT(UPROBE_TASK_STUB_STEPPING),
 		[UPROBE_TASK_STEPPING] = BIT(UPROBE_TASK_STEPPED) | BIT(UPROBE_TASK_STEP_ABANDON),
 		[UPROBE_TASK_STEPPED] = BIT(UPROBE_TASK_RUNNING),
 		[UPROBE_TASK_STEP_ABANDON] = BIT(UPROBE_TASK_RUNNING),
 		[UPROBE_TASK_FINISHING] = BIT(UPROBE_TASK_RUNNING),
+		[UPROBE_TASK_STUB_STEPPING] = BIT(UPROBE_TASK_RUNNING),
 	};
 
 	WARN_ONCE(!(allowed[utask->state] & BIT(state)),
@@ -2346,10 +2443,12 @@ static bool start_step(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 
 /*
  * A hit of @uprobe at @bp_vaddr, the registers as at the probed
- * instruction: the handlers run, then the instruction is carried out.
- * False when the handlers took the probe out of the mm.
+ * instruction: the handlers run, then the instruction is carried out
+ * (by the copy at @copy, if not 0 and not emulated).  False when the
+ * handlers took the probe out of the mm.
  */
-static bool handle_hit(struct uprobe *uprobe, struct pt_regs *regs, unsigned long bp_vaddr)
+static bool handle_hit(struct uprobe *uprobe, struct pt_regs *regs, unsigned long bp_vaddr,
+		       unsigned long copy)
 {
 	bool want_ret = false, removed = false;
 
@@ -2365,7 +2464,11 @@ static bool handle_hit(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 	/* A handler that moved the ip has taken the task elsewhere. */
 	if (instruction_pointer(regs) != bp_vaddr)
 		return !removed;
-	if (!arch_uprobe_emulate(&uprobe->arch, regs) && !run_direct(uprobe, regs, bp_vaddr))
+	if (arch_uprobe_emulate(&uprobe->arch, regs))
+		return !removed;
+	if (copy)
+		instruction_pointer_set(regs, copy);
+	else if (!run_direct(uprobe, regs, bp_vaddr))
 		start_step(uprobe, regs, bp_vaddr);
 	return !removed;
 }
@@ -2376,13 +2479,13 @@ static bool handle_hit(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
  *	the stub's site)
  * @stub: the stub's address, as checked by uprobe_stub_site()
  *
- * Handled as a hit of the breakpoint the jump stands for; where the jump
- * or the probe went meanwhile, the task is sent back to run the probed
- * address again.
+ * Handled as a hit of the breakpoint the jump stands for, at the place
+ * the task came from (stub_source()); where that place or the probe went
+ * meanwhile, the task is sent back to run the probed address again.
  */
 void uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
 {
-	unsigned long source, offset;
+	unsigned long source, offset, copy = 0;
 	struct stub_site *site;
 	struct uprobe *uprobe;
 	bool is_swbp;
@@ -2397,7 +2500,11 @@ void uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
 	uprobe = find_active_uprobe(source, &is_swbp);
 	if (!uprobe)
 		return;
-	handle_hit(uprobe, regs, source);
+	/* The copy jumps back to the site: not where mremap() moved it. */
+	if (site->len && site_serves(site, uprobe, source) &&
+	    arch_uprobe_can_jump(&uprobe->arch, regs))
+		copy = stub + UPROBE_STUB_COPY;
+	handle_hit(uprobe, regs, source, copy);
 	put_uprobe(uprobe);
 }
 
@@ -2405,7 +2512,7 @@ void uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
 static void handle_breakpoint(struct pt_regs *regs)
 {
 	unsigned long bp_vaddr = instruction_pointer(regs) - UPROBE_SWBP_INSN_SIZE;
-	bool is_swbp = false;
+	bool is_swbp = false, jump;
 	struct uprobe *uprobe;
 
 	if (bp_vaddr == uprobe_get_trampoline_vaddr()) {
@@ -2421,8 +2528,10 @@ static void handle_breakpoint(struct pt_regs *regs)
 		return;
 	}
 	instruction_pointer_set(regs, bp_vaddr);
-	if (handle_hit(uprobe, regs, bp_vaddr))
-		try_jump(uprobe, regs, bp_vaddr);
+	/* Asked before the hit: a step of the instruction sets TF. */
+	jump = may_jump(uprobe, regs, bp_vaddr);
+	if (handle_hit(uprobe, regs, bp_vaddr, 0) && jump)
+		try_jump(uprobe, bp_vaddr);
 	put_uprobe(uprobe);
 }
 
@@ -2452,6 +2561,69 @@ static void handle_step(struct uprobe_task *utask, struct pt_regs *regs)
 	}
 }
 
+/*
+ * A signal found the task at the copy in a stub: the hit is reported
+ * already, and sent back to the probed address the task would come
+ * through the stub again and report it twice.  So the signal waits while
+ * the task is stepped over the copy (handle_stub_step()).  False when the
+ * task is elsewhere, or dying (it is then put back at the probed address).
+ */
+static bool stub_copy_finish(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	unsigned long ip = instruction_pointer(regs), offset;
+	struct stub_site *site = stub_at(current->mm, ip, &offset);
+
+	if (!site || !site->len || offset != UPROBE_STUB_COPY)
+		return false;
+	if (__fatal_signal_pending(current)) {
+		instruction_pointer_set(regs, site->vaddr);
+		return false;
+	}
+	utask->bp_vaddr = site->vaddr;
+	utask->xol_vaddr = ip;
+	arch_uprobe_step_copy(&utask->autask, regs);
+	utask_set_state(utask, UPROBE_TASK_STUB_STEPPING);
+	return true;
+}
+
+/*
+ * The step over a stub's copy ended: @done, the copy ran (the ip is at the
+ * jump back), and the task goes on past the probed instruction; or not
+ * (it trapped, or the task is dying), and it goes back to the probed one.
+ */
+static void stub_copy_stepped(struct uprobe_task *utask, struct pt_regs *regs, bool done)
+{
+	unsigned long ip = instruction_pointer(regs);
+
+	arch_uprobe_step_copy_end(&utask->autask, regs);
+	utask_set_state(utask, UPROBE_TASK_RUNNING);
+	instruction_pointer_set(regs, utask->bp_vaddr + (done ? ip - utask->xol_vaddr : 0));
+	utask->xol_vaddr = 0;
+}
+
+/* The step trap after a stub's copy: the signals it held are due. */
+static void handle_stub_step(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	/* A rep string instruction stepped one round: step on. */
+	if (instruction_pointer(regs) == utask->xol_vaddr)
+		return;
+	stub_copy_stepped(utask, regs, true);
+	release_signals();
+}
+
+/*
+ * Whether a signal must wait for the task, stepped over a stub's copy, to
+ * finish it.
+ */
+static bool stub_copy_deny_signal(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	if (!__fatal_signal_pending(current) &&
+	    !arch_uprobe_xol_was_trapped(&utask->autask))
+		return true;
+	stub_copy_stepped(utask, regs, false);
+	return false;
+}
+
 /**
  * uprobe_notify_resume - the work of a hit, on the way back to user mode
  * @regs: the task's registers
@@ -2466,6 +2638,8 @@ void uprobe_notify_resume(struct pt_regs *regs)
 		handle_step(utask, regs);
 	else if (utask && utask->state == UPROBE_TASK_FINISHING)
 		handle_own_slot_end(utask, regs);
+	else if (utask && utask->state == UPROBE_TASK_STUB_STEPPING)
+		handle_stub_step(utask, regs);
 	else
 		handle_breakpoint(regs);
 }
@@ -2497,9 +2671,11 @@ bool uprobe_post_sstep_notifier(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
 
-	if (!utask || utask->state != UPROBE_TASK_STEPPING)
+	if (!utask || (utask->state != UPROBE_TASK_STEPPING &&
+		       utask->state != UPROBE_TASK_STUB_STEPPING))
 		return false;
-	utask_set_state(utask, UPROBE_TASK_STEPPED);
+	if (utask->state == UPROBE_TASK_STEPPING)
+		utask_set_state(utask, UPROBE_TASK_STEPPED);
 	set_thread_flag(TIF_UPROBE);
 	return true;
 }
@@ -2530,9 +2706,10 @@ static bool own_slot_deny_signal(struct uprobe_task *utask, struct pt_regs *regs
  * uprobe_deny_signal - hold signals back while a probed instruction runs
  *	out of line
  *
- * A signal is never delivered in the XOL page.  One that comes between the
- * start of a step and its fixups waits for them; so does one that finds the
- * task before the end of the copy in its own slot (own_slot_finish()).  If
+ * A signal is never delivered in the XOL page or a stub.  One that comes
+ * between the start of a step and its fixups waits for them; so does one
+ * that finds the task before the end of the copy in its own slot
+ * (own_slot_finish()) or at the copy in a stub (stub_copy_finish()).  If
  * the instruction itself trapped, or the signal is fatal, the step or copy
  * is given up first: the task is put back at the probed address, and the
  * signal delivered there.  A signal that finds the task at the jump back in
@@ -2544,12 +2721,18 @@ bool uprobe_deny_signal(void)
 {
 	struct task_struct *t = current;
 	struct uprobe_task *utask = t->utask;
+	struct pt_regs *regs = task_pt_regs(t);
 
-	leave_stub(task_pt_regs(t));
+	leave_stub(regs);
 	if (!utask)
 		return false;
-	if (!utask_stepping(utask) && !own_slot_deny_signal(utask, task_pt_regs(t)))
+	if (utask->state == UPROBE_TASK_STUB_STEPPING) {
+		if (!stub_copy_deny_signal(utask, regs))
+			return false;
+	} else if (!utask_stepping(utask) && !stub_copy_finish(utask, regs) &&
+		   !own_slot_deny_signal(utask, regs)) {
 		return false;
+	}
 	spin_lock_irq(&t->sighand->siglock);
 	clear_tsk_thread_flag(t, TIF_SIGPENDING);
 	spin_unlock_irq(&t->sighand->siglock);
@@ -2565,17 +2748,22 @@ bool uprobe_deny_signal(void)
  * uprobe_get_trap_addr - the address to report for a trap
  * @regs: the task's registers
  *
- * Return: the probed address while its instruction runs out of line,
- * else the ip.
+ * Return: the probed address while its instruction runs out of line (in
+ * a slot or a stub), else the ip.
  */
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
-	unsigned long origin = own_slot_origin(utask, instruction_pointer(regs));
+	unsigned long ip = instruction_pointer(regs), offset;
+	unsigned long origin = own_slot_origin(utask, ip);
+	struct stub_site *site;
 
-	if (utask && utask_stepping(utask))
+	if (utask && (utask_stepping(utask) || utask->state == UPROBE_TASK_STUB_STEPPING))
 		return utask->bp_vaddr;
-	return origin ?: instruction_pointer(regs);
+	site = current->mm ? stub_at(current->mm, ip, &offset) : NULL;
+	if (site && site->len && offset >= UPROBE_STUB_COPY)
+		return site->vaddr + offset - UPROBE_STUB_COPY;
+	return origin ?: ip;
 }
 
 void __init uprobes_init(void)

@@ -18,13 +18,17 @@
  *    trap after the breakpoint either.
  *
  *  - jumped to (x86-64): once hit, an instruction of 5 bytes or more that
- *    is emulated gets, in that process, a jmp rel32 in place of its
- *    first 5 bytes, to a stub of its own near it.  The stub moves the stack
- *    pointer below the red zone, saves the registers a syscall clobbers
- *    and enters the kernel by the uprobe syscall (336), which rebuilds the
- *    registers as they were at the probed instruction; the core then goes
- *    on as after the breakpoint.  A syscall costs far less than the int3
- *    trap and its iret.  (arch_uprobe_can_jump() and what follows it.)
+ *    is emulated or runs out of line without a step gets, in that
+ *    process, a jmp rel32 in place of its first 5 bytes, to a stub of its
+ *    own near it.  The stub moves the stack pointer below the red zone,
+ *    saves the registers a syscall clobbers and enters the kernel by the
+ *    uprobe syscall (336), which rebuilds the registers as they were at
+ *    the probed instruction; the core then goes on as after the
+ *    breakpoint, and sends an instruction it does not emulate to the
+ *    stub's copy of it, followed by a jump back (a RIP-relative operand's
+ *    displacement recomputed for the copy's place).  A syscall costs far
+ *    less than the int3 trap and its iret.  (arch_uprobe_can_jump() and
+ *    what follows it.)
  *
  *  - stepped out of line (XOL): a copy of the instruction is executed with
  *    TF set from a slot of the per-mm XOL area, and the step trap (#DB)
@@ -788,6 +792,26 @@ const u8 *arch_uprobe_xol_insn(struct arch_uprobe *aup, size_t *len)
 	return aup->ixol;
 }
 
+/* TF on for a step of one instruction, block stepping off. */
+static void uprobe_step_on(struct arch_uprobe_task *autask, struct pt_regs *regs)
+{
+	autask->saved_blockstep = test_thread_flag(TIF_BLOCKSTEP);
+	if (autask->saved_blockstep)
+		set_task_blockstep(current, false);
+	autask->saved_tf = regs->flags & X86_EFLAGS_TF;
+	regs->flags |= X86_EFLAGS_TF;
+}
+
+/* Undoes uprobe_step_on(); TF stays if @keep_tf or the task had it. */
+static void uprobe_step_off(struct arch_uprobe_task *autask, struct pt_regs *regs,
+			    bool keep_tf)
+{
+	if (!keep_tf && !autask->saved_tf)
+		regs->flags &= ~X86_EFLAGS_TF;
+	if (autask->saved_blockstep)
+		set_task_blockstep(current, true);
+}
+
 /**
  * arch_uprobe_pre_xol - set the task up to step the copy at @slot
  * @aup: the probed instruction
@@ -809,14 +833,8 @@ int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask
 		autask->saved_scratch = *scratch;
 		*scratch = regs->ip + aup->len;
 	}
-
 	/* Block stepping would let the step run on past the copy. */
-	autask->saved_blockstep = test_thread_flag(TIF_BLOCKSTEP);
-	if (autask->saved_blockstep)
-		set_task_blockstep(current, false);
-
-	autask->saved_tf = regs->flags & X86_EFLAGS_TF;
-	regs->flags |= X86_EFLAGS_TF;
+	uprobe_step_on(autask, regs);
 	regs->ip = slot;
 	return 0;
 }
@@ -829,10 +847,32 @@ static void uprobe_restore_task(struct arch_uprobe *aup,
 	current->thread.trap_nr = autask->saved_trap_nr;
 	if (aup->fixups & UPROBE_FIX_RIP_SCRATCH)
 		*uprobe_reg(regs, aup->scratch_reg) = autask->saved_scratch;
-	if (!keep_tf && !autask->saved_tf)
-		regs->flags &= ~X86_EFLAGS_TF;
-	if (autask->saved_blockstep)
-		set_task_blockstep(current, true);
+	uprobe_step_off(autask, regs, keep_tf);
+}
+
+/**
+ * arch_uprobe_step_copy - step the task over the copy its ip is at
+ * @autask: where the state to restore afterwards is kept
+ * @regs: the task's registers
+ *
+ * For a copy that needs no fixup but the ip: the step trap comes after
+ * it, and arch_uprobe_xol_was_trapped() tells whether it trapped instead.
+ */
+void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs)
+{
+	arch_uprobe_watch_traps(autask);
+	uprobe_step_on(autask, regs);
+}
+
+/**
+ * arch_uprobe_step_copy_end - undo arch_uprobe_step_copy()
+ * @autask: the state it saved
+ * @regs: the task's registers
+ */
+void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs)
+{
+	uprobe_step_off(autask, regs, false);
+	arch_uprobe_unwatch_traps(autask);
 }
 
 /* The call pushed the slot's address: make it return after the original. */
@@ -985,7 +1025,8 @@ struct uprobe_tramp_frame {
 /*
  * The stub, at a stub address: the pushes keep the red zone of a leaf
  * function intact, and sys_uprobe() finds what they saved at the stack
- * pointer, laid out as struct uprobe_tramp_frame.
+ * pointer, laid out as struct uprobe_tramp_frame.  A copy of the
+ * instruction, if the stub has one, follows at UPROBE_STUB_COPY.
  */
 static const u8 uprobe_stub[] = {
 	0x48, 0x8d, 0x64, 0x24, 0x80,	/* lea -0x80(%rsp), %rsp */
@@ -1010,8 +1051,9 @@ static const u8 uprobe_stub_sp_moved[UPROBE_STUB_SYSCALL_END] = {
  * @aup: the probed instruction
  * @regs: the registers of the task that hit it
  *
- * The instruction must be emulated and at least as long as the jump (so
- * that no other instruction starts under it), the task a 64-bit one that
+ * The instruction must be emulated or run out of line without a step
+ * (RIP-relative or not), and at least as long as the jump (so that no
+ * other instruction starts under it), the task a 64-bit one that
  * no debugger steps (the step trap would come in the stub) and with no
  * shadow stack (a call emulated by the kernel would not update it).
  *
@@ -1028,23 +1070,78 @@ bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
 	case UPROBE_KIND_CALL:
 	case UPROBE_KIND_JCC:
 		return true;
+	case UPROBE_KIND_STEP:
+		return aup->fixups == UPROBE_FIX_IP ||
+		       aup->fixups == (UPROBE_FIX_IP | UPROBE_FIX_RIP_SCRATCH);
 	}
 	return false;
 }
 
+/* A jmp rel32 at @code, placed at @from, to @to. */
+static void uprobe_put_jump(u8 *code, unsigned long from, unsigned long to)
+{
+	code[0] = JMP32_INSN_OPCODE;
+	put_unaligned((s32)(to - (from + UPROBE_JUMP_BYTES)), (s32 *)&code[1]);
+}
+
+/*
+ * The copy of a RIP-relative instruction at @copy, to run at @at instead
+ * of @vaddr: its displacement is made to reach the same operand.  False
+ * when the operand is out of a rel32's reach from @at.
+ */
+static bool uprobe_move_riprel(struct arch_uprobe *aup, u8 *copy,
+			       unsigned long vaddr, unsigned long at)
+{
+	struct insn insn;
+	long disp;
+
+	if (insn_decode(&insn, aup->insn, aup->len, INSN_MODE_64) ||
+	    insn.displacement.nbytes != 4)
+		return false;
+	disp = vaddr + (long)insn.displacement.value - (long)at;
+	if (disp != (s32)disp)
+		return false;
+	put_unaligned((s32)disp, (s32 *)&copy[insn_offset_displacement(&insn)]);
+	return true;
+}
+
 /**
  * arch_uprobe_stub_code - the code of a stub
- * @len: set to its length (at most UPROBE_STUB_BYTES)
+ * @aup: the probed instruction
+ * @vaddr: the probed address
+ * @stub: the stub's address, within reach of a rel32 from @vaddr
+ * @code: UPROBE_STUB_BYTES bytes to fill
+ * @copy_len: set to the length of the copied instruction, or 0 when the
+ *	stub has no copy (the instruction is emulated)
  *
- * Return: the code.  It is the same for every stub: the kernel knows a
- * stub's probed address from the stub's address.
+ * Every stub enters the kernel the same way: the kernel knows a stub's
+ * probed address from the stub's address.  An instruction that is not
+ * emulated follows at UPROBE_STUB_COPY, then a jump to the next original
+ * instruction.
+ *
+ * Return: the length of the code, or 0 when a RIP-relative operand is out
+ * of reach from the copy.
  */
-const u8 *arch_uprobe_stub_code(size_t *len)
+size_t arch_uprobe_stub_code(struct arch_uprobe *aup, unsigned long vaddr,
+			     unsigned long stub, u8 *code, size_t *copy_len)
 {
+	unsigned long at = stub + UPROBE_STUB_COPY;
+	u8 *copy = code + UPROBE_STUB_COPY;
+
 	BUILD_BUG_ON(__NR_uprobe > 0xffff);
-	BUILD_BUG_ON(sizeof(uprobe_stub) > UPROBE_STUB_BYTES);
-	*len = sizeof(uprobe_stub);
-	return uprobe_stub;
+	BUILD_BUG_ON(sizeof(uprobe_stub) > UPROBE_STUB_COPY);
+	BUILD_BUG_ON(UPROBE_STUB_COPY + MAX_UINSN_BYTES + UPROBE_JUMP_BYTES > UPROBE_STUB_BYTES);
+	memset(code, INT3_INSN_OPCODE, UPROBE_STUB_BYTES);
+	memcpy(code, uprobe_stub, sizeof(uprobe_stub));
+	*copy_len = 0;
+	if (aup->kind != UPROBE_KIND_STEP)
+		return sizeof(uprobe_stub);
+	memcpy(copy, aup->insn, aup->len);
+	if ((aup->fixups & UPROBE_FIX_RIP_SCRATCH) && !uprobe_move_riprel(aup, copy, vaddr, at))
+		return 0;
+	uprobe_put_jump(copy + aup->len, at + aup->len, vaddr + aup->len);
+	*copy_len = aup->len;
+	return UPROBE_STUB_COPY + aup->len + UPROBE_JUMP_BYTES;
 }
 
 /**
@@ -1055,8 +1152,7 @@ const u8 *arch_uprobe_stub_code(size_t *len)
  */
 void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code)
 {
-	code[0] = JMP32_INSN_OPCODE;
-	put_unaligned((s32)(stub - (vaddr + UPROBE_JUMP_BYTES)), (s32 *)&code[1]);
+	uprobe_put_jump(code, vaddr, stub);
 }
 
 /**
@@ -1167,10 +1263,11 @@ bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
 	return false;
 }
 
-const u8 *arch_uprobe_stub_code(size_t *len)
+size_t arch_uprobe_stub_code(struct arch_uprobe *aup, unsigned long vaddr,
+			     unsigned long stub, u8 *code, size_t *copy_len)
 {
-	*len = 0;
-	return NULL;
+	*copy_len = 0;
+	return 0;
 }
 
 void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code)
@@ -1243,7 +1340,6 @@ static const u8 uprobe_trampoline[] = {
 	0x0f, 0x05,			/* syscall */
 	0x0f, 0x0b,			/* ud2: never reached */
 };
-
 
 /**
  * arch_uretprobe_trampoline - the code of the return trampoline

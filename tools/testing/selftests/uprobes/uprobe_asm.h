@@ -37,8 +37,11 @@ extern const unsigned char sig_div_insn[], sig_copy_insn[];
  * returns what it finds in them after.  jump_call(x) = x + 3 through a
  * call rel32, jump_jmp(x) = x + 2 through a jmp rel32, jump_jcc(x) = 1 if
  * x < 0 else 0 through a jcc rel32; each of those is the function's
- * first instruction.  jump_on_stack(fn, x, sp) calls fn(x) with the stack
- * pointer at sp.
+ * first instruction.  So are mov $imm32 in jump_movimm(x) = x + 0x1234, a
+ * RIP-relative lea and load of a word holding 7 in jump_learip(x) and
+ * jump_movrip(x) = x + 7, sub $0x100 from rsp (imm32) in jump_subrsp(x) =
+ * x + 4, and a load of the thread pointer from %fs:0 in jump_fs(x) = tp + x.
+ * jump_on_stack(fn, x, sp) calls fn(x) with the stack pointer at sp.
  */
 long jump_nop(long x);
 long jump_on_stack(long (*fn)(long x), long x, unsigned long sp);
@@ -47,6 +50,11 @@ long jump_regs(long x);
 long jump_call(long x);
 long jump_jmp(long x);
 long jump_jcc(long x);
+long jump_movimm(long x);
+long jump_learip(long x);
+long jump_movrip(long x);
+long jump_subrsp(long x);
+long jump_fs(long x);
 extern const unsigned char jump_redzone_insn[], jump_regs_insn[], jump_jcc_insn[];
 
 #endif

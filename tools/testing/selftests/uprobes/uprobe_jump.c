@@ -3,8 +3,11 @@
  * uprobe_jump: probes that come in without the breakpoint trap.
  *
  * Ours gives a probed instruction of 5 bytes or more that it emulates (a
- * 5-byte nop, jmp rel32, call rel32, jcc rel32) a jump to a stub of its
- * own once hit; the stub enters the kernel by the uprobe syscall (336).
+ * 5-byte nop, jmp rel32, call rel32, jcc rel32) or runs out of line
+ * without a step (mov $imm32, RIP-relative lea and loads, sub $imm32 from
+ * rsp, a load from %fs) a jump to a stub of its own once hit; the stub
+ * enters the kernel by the uprobe syscall (336), and runs a copy of an
+ * instruction the kernel does not emulate.
  * What every kernel must do, checked on both: the probed code computes
  * what it computes unprobed, with every register, the flags and the red
  * zone intact; each call is one hit, under a signal storm too, and in a
@@ -98,6 +101,46 @@ asm(".pushsection .text\n"
 	"1:	lea 2(%rdi), %rax\n"
 	"	ret\n"
 	".size jump_jmp, .-jump_jmp\n"
+	".globl jump_movimm\n"
+	".type jump_movimm, @function\n"
+	"jump_movimm:\n"
+	"	mov $0x1234, %eax\n"
+	"	add %rdi, %rax\n"
+	"	ret\n"
+	".size jump_movimm, .-jump_movimm\n"
+	".globl jump_learip\n"
+	".type jump_learip, @function\n"
+	"jump_learip:\n"
+	"	lea jump_datum(%rip), %rax\n"
+	"	mov (%rax), %rax\n"
+	"	add %rdi, %rax\n"
+	"	ret\n"
+	".size jump_learip, .-jump_learip\n"
+	".globl jump_movrip\n"
+	".type jump_movrip, @function\n"
+	"jump_movrip:\n"
+	"	mov jump_datum(%rip), %rax\n"
+	"	add %rdi, %rax\n"
+	"	ret\n"
+	".size jump_movrip, .-jump_movrip\n"
+	".globl jump_subrsp\n"
+	".type jump_subrsp, @function\n"
+	"jump_subrsp:\n"
+	"	.byte 0x48, 0x81, 0xec\n"	/* sub $0x100, %rsp (imm32) */
+	"	.long 0x100\n"
+	"	mov %rdi, (%rsp)\n"
+	"	mov (%rsp), %rax\n"
+	"	add $0x100, %rsp\n"
+	"	add $4, %rax\n"
+	"	ret\n"
+	".size jump_subrsp, .-jump_subrsp\n"
+	".globl jump_fs\n"
+	".type jump_fs, @function\n"
+	"jump_fs:\n"
+	"	mov %fs:0x0, %rax\n"
+	"	add %rdi, %rax\n"
+	"	ret\n"
+	".size jump_fs, .-jump_fs\n"
 	".globl jump_on_stack\n"
 	".type jump_on_stack, @function\n"
 	"jump_on_stack:\n"
@@ -124,6 +167,11 @@ asm(".pushsection .text\n"
 	"1:	mov $1, %eax\n"
 	"	ret\n"
 	".size jump_jcc, .-jump_jcc\n"
+	".popsection\n"
+	".pushsection .data\n"
+	".balign 8\n"
+	"jump_datum:\n"
+	"	.quad 7\n"
 	".popsection\n");
 
 /* What jump_regs(x) returns when nothing disturbs it. */
@@ -212,6 +260,18 @@ static long plus2(long x) { return x + 2; }
 static long plus3(long x) { return x + 3; }
 static long same(long x) { return x; }
 static long negative(long x) { return x < 0; }
+static long plus4(long x) { return x + 4; }
+static long plus7(long x) { return x + 7; }
+static long plus0x1234(long x) { return x + 0x1234; }
+
+/* jump_fs(x): the thread pointer (the TCB's own address) plus x. */
+static long plus_tp(long x)
+{
+	unsigned long tp;
+
+	asm("mov %%fs:0x0, %0" : "=r" (tp));
+	return tp + x;
+}
 
 FIXTURE_VARIANT(jump) {
 	struct target t;
@@ -239,6 +299,26 @@ FIXTURE_VARIANT_ADD(jump, jmp_rel32) {
 
 FIXTURE_VARIANT_ADD(jump, jcc_rel32) {
 	.t = { jump_jcc_insn, jump_jcc, negative },
+};
+
+FIXTURE_VARIANT_ADD(jump, mov_imm32) {
+	.t = { jump_movimm, jump_movimm, plus0x1234 },
+};
+
+FIXTURE_VARIANT_ADD(jump, lea_rip) {
+	.t = { jump_learip, jump_learip, plus7 },
+};
+
+FIXTURE_VARIANT_ADD(jump, mov_rip_load) {
+	.t = { jump_movrip, jump_movrip, plus7 },
+};
+
+FIXTURE_VARIANT_ADD(jump, sub_rsp_imm32) {
+	.t = { jump_subrsp, jump_subrsp, plus4 },
+};
+
+FIXTURE_VARIANT_ADD(jump, mov_fs) {
+	.t = { jump_fs, jump_fs, plus_tp },
 };
 
 /* Calls @t with x from -@n/2 on, @n times; the first x it gets wrong, or @n. */
