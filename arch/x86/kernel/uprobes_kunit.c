@@ -601,6 +601,101 @@ static void uprobe_test_trampoline(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, code[UPROBE_TRAMP_SYSCALL_END - 1], 0x05);
 }
 
+#ifdef CONFIG_X86_64
+/* A stub 1 MB below the probe: within reach of a jump. */
+#define TEST_STUB	(TEST_BP - 0x100000UL)
+
+static void uprobe_stub_regs(struct pt_regs *regs)
+{
+	memset(regs, 0, sizeof(*regs));
+	regs->cs = __USER_CS;
+	regs->flags = X86_EFLAGS_FIXED | X86_EFLAGS_IF;
+}
+
+/* Which instructions may have a jump, and when the task does not allow it. */
+static void uprobe_test_can_jump(struct kunit *test)
+{
+	struct arch_uprobe nop5 = { .insn = { 0x0f, 0x1f, 0x44, 0x00, 0x00 } };
+	struct arch_uprobe mov3 = { .insn = { 0x48, 0x89, 0xf8 } };
+	struct arch_uprobe callr = { .insn = { 0xff, 0x90, 0x10, 0x00, 0x00, 0x00 } };
+	struct arch_uprobe riprel = {
+		.insn = { 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00 },
+	};
+	struct pt_regs regs;
+
+	uprobe_stub_regs(&regs);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&nop5, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&mov3, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&callr, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&riprel, false), 0);
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&nop5, &regs));
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&riprel, &regs));
+	/* too short; and an indirect call, whose push needs a fixup */
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&mov3, &regs));
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&callr, &regs));
+	regs.flags |= X86_EFLAGS_TF;
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&nop5, &regs));
+	regs.flags &= ~X86_EFLAGS_TF;
+	regs.cs = __USER32_CS;
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&nop5, &regs));
+}
+
+/* The jump to a stub, written and read back. */
+static void uprobe_test_jump(struct kunit *test)
+{
+	u8 code[UPROBE_JUMP_BYTES];
+
+	arch_uprobe_jump(TEST_BP, TEST_STUB, code);
+	KUNIT_EXPECT_EQ(test, code[0], 0xe9);
+	KUNIT_EXPECT_EQ(test, arch_uprobe_jump_target(code, TEST_BP), TEST_STUB);
+	code[0] = 0xcc;
+	KUNIT_EXPECT_EQ(test, arch_uprobe_jump_target(code, TEST_BP), 0UL);
+}
+
+/* mov 0x10(%rip),%rax in a stub: re-aimed at the same word, then a jump back. */
+static void uprobe_test_stub_riprel(struct kunit *test)
+{
+	struct arch_uprobe aup = {
+		.insn = { 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00 },
+	};
+	unsigned long copy = TEST_STUB + UPROBE_STUB_COPY;
+	u8 code[UPROBE_STUB_BYTES];
+	size_t len, copy_len;
+	s32 disp;
+
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, false), 0);
+	len = arch_uprobe_stub_code(&aup, TEST_BP, TEST_STUB, code, &copy_len);
+	KUNIT_ASSERT_EQ(test, len, (size_t)UPROBE_STUB_COPY + 7 + UPROBE_JUMP_BYTES);
+	KUNIT_EXPECT_EQ(test, copy_len, (size_t)7);
+	/* the entry ends with the syscall */
+	KUNIT_EXPECT_EQ(test, code[UPROBE_STUB_SYSCALL_END - 2], 0x0f);
+	KUNIT_EXPECT_EQ(test, code[UPROBE_STUB_SYSCALL_END - 1], 0x05);
+	/* same opcode and ModRM, the displacement aimed at TEST_BP + 7 + 0x10 */
+	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_STUB_COPY], aup.insn, 3), 0);
+	disp = get_unaligned((s32 *)&code[UPROBE_STUB_COPY + 3]);
+	KUNIT_EXPECT_EQ(test, copy + 7 + disp, TEST_BP + 7 + 0x10);
+	KUNIT_EXPECT_EQ(test, arch_uprobe_jump_target(&code[UPROBE_STUB_COPY + 7], copy + 7),
+			TEST_BP + 7);
+	/* a stub 3 GB away cannot reach the word */
+	KUNIT_EXPECT_EQ(test, arch_uprobe_stub_code(&aup, TEST_BP, TEST_BP + 0xc0000000UL,
+						     code, &copy_len), (size_t)0);
+}
+
+/* A nop5 is emulated: its stub holds the entry only. */
+static void uprobe_test_stub_emulated(struct kunit *test)
+{
+	struct arch_uprobe aup = { .insn = { 0x0f, 0x1f, 0x44, 0x00, 0x00 } };
+	u8 code[UPROBE_STUB_BYTES];
+	size_t copy_len;
+
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, false), 0);
+	KUNIT_EXPECT_EQ(test, arch_uprobe_stub_code(&aup, TEST_BP, TEST_STUB, code, &copy_len),
+			sizeof(uprobe_stub));
+	KUNIT_EXPECT_EQ(test, copy_len, (size_t)0);
+	KUNIT_EXPECT_EQ(test, memcmp(code, uprobe_stub, sizeof(uprobe_stub)), 0);
+}
+#endif /* CONFIG_X86_64 */
+
 static struct kunit_case uprobe_analysis_test_cases[] = {
 	KUNIT_CASE_PARAM(uprobe_test_analysis, uprobe_analysis_gen_params),
 	KUNIT_CASE(uprobe_test_ia32),
@@ -611,6 +706,12 @@ static struct kunit_case uprobe_analysis_test_cases[] = {
 	KUNIT_CASE(uprobe_test_xol_indirect_jmp),
 	KUNIT_CASE(uprobe_test_xol_abort),
 	KUNIT_CASE(uprobe_test_trampoline),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(uprobe_test_can_jump),
+	KUNIT_CASE(uprobe_test_jump),
+	KUNIT_CASE(uprobe_test_stub_riprel),
+	KUNIT_CASE(uprobe_test_stub_emulated),
+#endif
 	{}
 };
 
