@@ -677,8 +677,8 @@ static void uprobe_test_stub_riprel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, arch_uprobe_jump_target(&code[UPROBE_STUB_COPY + 7], copy + 7),
 			TEST_BP + 7);
 	/* a stub 3 GB away cannot reach the word */
-	KUNIT_EXPECT_EQ(test, arch_uprobe_stub_code(&aup, TEST_BP, TEST_BP + 0xc0000000UL,
-						     code, &copy_len), (size_t)0);
+	len = arch_uprobe_stub_code(&aup, TEST_BP, TEST_BP + 0xc0000000UL, code, &copy_len);
+	KUNIT_EXPECT_EQ(test, len, (size_t)0);
 }
 
 /* A nop5 is emulated: its stub holds the entry only. */

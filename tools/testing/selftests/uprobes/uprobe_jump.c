@@ -180,23 +180,6 @@ static long regs_expected(long x)
 	return x + (x + 1) * (1L << 20) + (x + 2) + (x < 5) * (1L << 40);
 }
 
-/* The [uprobes] mappings of this process hold @addr. */
-static bool in_uprobes_mapping(unsigned long addr)
-{
-	FILE *maps = fopen("/proc/self/maps", "r");
-	unsigned long start, end;
-	char line[512];
-	bool found = false;
-
-	if (!maps)
-		return false;
-	while (!found && fgets(line, sizeof(line), maps))
-		found = strstr(line, "[uprobes]") && sscanf(line, "%lx-%lx", &start, &end) == 2 &&
-			addr >= start && addr < end;
-	fclose(maps);
-	return found;
-}
-
 /* The 5 code bytes at @addr, read afresh. */
 static void code_at(const void *addr, unsigned char *code)
 {
@@ -223,11 +206,8 @@ static unsigned long jump_target(const void *addr)
 /* A counting probe on @addr of this program, for this process. */
 static int probe(struct __test_metadata *_metadata, const void *addr)
 {
-	struct perf_event_attr attr;
-	int fd;
+	int fd = self_probe(addr);
 
-	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(addr), 0, 0));
-	fd = perf_open(&attr, 0, -1);
 	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %d", fd);
 	return fd;
 }
@@ -351,6 +331,7 @@ TEST_F(jump, jump_in_place_then_gone)
 {
 	const struct target *t = &variant->t;
 	unsigned char before[5], after[5];
+	struct uprobes_maps maps;
 	unsigned long target;
 
 	if (engine_is_base())
@@ -360,7 +341,8 @@ TEST_F(jump, jump_in_place_then_gone)
 	ASSERT_EQ(1, run(t, 1));
 	target = jump_target(t->probe_at);
 	ASSERT_NE(0, target) TH_LOG("no jump at the probe after a hit");
-	EXPECT_TRUE(in_uprobes_mapping(target)) TH_LOG("the jump goes to %#lx", target);
+	ASSERT_EQ(0, uprobes_maps_read(0, &maps));
+	EXPECT_TRUE(uprobes_maps_hold(&maps, target)) TH_LOG("the jump goes to %#lx", target);
 	ASSERT_EQ(CALLS, run(t, CALLS));
 	EXPECT_EQ(CALLS + 1, perf_count(self->fd));
 	close(self->fd);
@@ -373,13 +355,14 @@ TEST_F(jump, jump_in_place_then_gone)
 static pid_t storm_target;
 static int storm_done;
 static long storm_signals, storm_in_uprobes;
+static struct uprobes_maps storm_maps;
 
 static void on_storm(int sig, siginfo_t *info, void *ctx)
 {
 	unsigned long ip = ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
 
 	__atomic_fetch_add(&storm_signals, 1, __ATOMIC_RELAXED);
-	if (in_uprobes_mapping(ip))
+	if (uprobes_maps_hold(&storm_maps, ip))
 		__atomic_fetch_add(&storm_in_uprobes, 1, __ATOMIC_RELAXED);
 }
 
@@ -395,7 +378,8 @@ static void *storm(void *arg)
 /*
  * SIGUSR1 as fast as another thread can send it: the calls compute the
  * right thing, no handler sees an address in [uprobes], and each call is
- * one hit.
+ * one hit.  A first call makes the stub page, if any, before the maps are
+ * read.
  */
 TEST_F(jump, signal_storm)
 {
@@ -405,6 +389,8 @@ TEST_F(jump, signal_storm)
 	long done;
 
 	self->fd = probe(_metadata, t->probe_at);
+	ASSERT_EQ(1, run(t, 1));
+	ASSERT_EQ(0, uprobes_maps_read(0, &storm_maps));
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 	storm_signals = 0;
 	storm_in_uprobes = 0;
@@ -419,7 +405,7 @@ TEST_F(jump, signal_storm)
 	EXPECT_EQ(STORM_CALLS, done);
 	EXPECT_LT(0, storm_signals);
 	EXPECT_EQ(0, storm_in_uprobes);
-	EXPECT_EQ(STORM_CALLS, perf_count(self->fd));
+	EXPECT_EQ(STORM_CALLS + 1, perf_count(self->fd));
 }
 
 /* A forked child runs the probed code right, jump or breakpoint. */
@@ -440,25 +426,6 @@ TEST_F(jump, forked_child)
 		TH_LOG("child status %#x", status);
 	EXPECT_EQ(CALLS, run(t, CALLS));
 	EXPECT_EQ(2 * CALLS, perf_count(self->fd));
-}
-
-/* Whether @addr is in a [uprobes] mapping of process @pid. */
-static bool in_uprobes_of(pid_t pid, unsigned long addr)
-{
-	unsigned long start, end;
-	char path[64], line[512];
-	bool found = false;
-	FILE *maps;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	maps = fopen(path, "r");
-	if (!maps)
-		return false;
-	while (!found && fgets(line, sizeof(line), maps))
-		found = strstr(line, "[uprobes]") && sscanf(line, "%lx-%lx", &start, &end) == 2 &&
-			addr >= start && addr < end;
-	fclose(maps);
-	return found;
 }
 
 /* The traced child: one call to arm the jump, then one call stepped. */
@@ -486,6 +453,7 @@ TEST(ptrace_single_step)
 	const unsigned long at = (unsigned long)jump_nop;
 	struct perf_event_attr attr;
 	struct user_regs_struct regs;
+	struct uprobes_maps maps;
 	long steps = 0, in_stub = 0;
 	bool stepped_over = false;
 	unsigned long prev = 0;
@@ -504,6 +472,7 @@ TEST(ptrace_single_step)
 	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFSTOPPED(status));
+	ASSERT_EQ(0, uprobes_maps_read(pid, &maps));
 	for (;;) {
 		ASSERT_EQ(0, ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL));
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -511,7 +480,7 @@ TEST(ptrace_single_step)
 			break;
 		ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, NULL, &regs));
 		steps++;
-		if (in_uprobes_of(pid, regs.rip))
+		if (uprobes_maps_hold(&maps, regs.rip))
 			in_stub++;
 		if (prev == at && regs.rip == at + 5)
 			stepped_over = true;
@@ -549,7 +518,6 @@ TEST(fault_in_stub_seen_at_probe)
 	struct sigaction sa = { .sa_sigaction = on_segv,
 				.sa_flags = SA_SIGINFO | SA_ONSTACK };
 	long page = sysconf(_SC_PAGESIZE);
-	struct perf_event_attr attr;
 	unsigned long call_sp;
 	stack_t alt = { 0 };
 	char *stack;
@@ -565,8 +533,7 @@ TEST(fault_in_stub_seen_at_probe)
 	ASSERT_NE(NULL, alt.ss_sp);
 	ASSERT_EQ(0, sigaltstack(&alt, NULL));
 	ASSERT_EQ(0, sigaction(SIGSEGV, &sa, NULL));
-	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(jump_nop), 0, 0));
-	fd = perf_open(&attr, 0, -1);
+	fd = self_probe(jump_nop);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(2, jump_nop(1));
 	ASSERT_NE(0, jump_target(jump_nop));

@@ -70,7 +70,8 @@ asm(".pushsection .text\n"
 
 /* Written by the signal handlers; read with atomics, not volatile. */
 static sigjmp_buf escape;
-static unsigned long sig_ip, sig_addr, xol_start, xol_end;
+static unsigned long sig_ip, sig_addr;
+static struct uprobes_maps xol;
 static long ticks, ticks_in_xol;
 static pid_t storm_target;
 static int storm_done;
@@ -89,7 +90,7 @@ static void on_tick(int sig, siginfo_t *info, void *ctx)
 	unsigned long ip = ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
 
 	__atomic_fetch_add(&ticks, 1, __ATOMIC_RELAXED);
-	if (ip >= xol_start && ip < xol_end)
+	if (uprobes_maps_hold(&xol, ip))
 		__atomic_fetch_add(&ticks_in_xol, 1, __ATOMIC_RELAXED);
 }
 
@@ -138,22 +139,6 @@ static int catch(int sig, void (*fn)(int, siginfo_t *, void *))
 	return sigaction(sig, &sa, NULL);
 }
 
-/* The [uprobes] mapping of this process; 0 when there is none. */
-static int find_xol(unsigned long *start, unsigned long *end)
-{
-	FILE *maps = fopen("/proc/self/maps", "r");
-	char line[512];
-	int found = 0;
-
-	if (!maps)
-		return 0;
-	while (!found && fgets(line, sizeof(line), maps))
-		found = strstr(line, "[uprobes]") &&
-			sscanf(line, "%lx-%lx", start, end) == 2;
-	fclose(maps);
-	return found;
-}
-
 FIXTURE(sig) {
 	int fd;
 };
@@ -176,11 +161,8 @@ FIXTURE_TEARDOWN(sig)
 /* A counting probe on @addr of this program, for this process. */
 static int probe(struct __test_metadata *_metadata, const void *addr)
 {
-	struct perf_event_attr attr;
-	int fd;
+	int fd = self_probe(addr);
 
-	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(addr), 0, 0));
-	fd = perf_open(&attr, 0, -1);
 	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %d", fd);
 	return fd;
 }
@@ -235,8 +217,8 @@ TEST_F(sig, timer_never_sees_xol)
 
 	self->fd = probe(_metadata, sig_inc);
 	ASSERT_EQ(8, sig_inc(7));
-	ASSERT_TRUE(find_xol(&xol_start, &xol_end))
-		TH_LOG("no [uprobes] mapping after a hit");
+	ASSERT_EQ(0, uprobes_maps_read(0, &xol));
+	ASSERT_LT(0, xol.n) TH_LOG("no [uprobes] mapping after a hit");
 	ticks = 0;
 	ticks_in_xol = 0;
 	ASSERT_EQ(0, catch(SIGALRM, on_tick));
@@ -268,8 +250,8 @@ TEST_F(sig, storm_counts_every_call_once)
 
 	self->fd = probe(_metadata, sig_inc);
 	ASSERT_EQ(8, sig_inc(7));
-	ASSERT_TRUE(find_xol(&xol_start, &xol_end))
-		TH_LOG("no [uprobes] mapping after a hit");
+	ASSERT_EQ(0, uprobes_maps_read(0, &xol));
+	ASSERT_LT(0, xol.n) TH_LOG("no [uprobes] mapping after a hit");
 	ticks = 0;
 	ticks_in_xol = 0;
 	ASSERT_EQ(0, catch(SIGUSR1, on_storm));

@@ -315,6 +315,46 @@ long long perf_count(int fd)
 	return count;
 }
 
+int self_probe(const void *addr)
+{
+	struct perf_event_attr attr;
+	int err;
+
+	err = uprobe_perf_attr(&attr, self_path(), self_offset(addr), 0, 0);
+	return err ? err : perf_open(&attr, 0, -1);
+}
+
+int uprobes_maps_read(pid_t pid, struct uprobes_maps *m)
+{
+	char path[64], line[512];
+	FILE *maps;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/maps");
+	maps = fopen(path, "r");
+	if (!maps)
+		return -errno;
+	m->n = 0;
+	while (m->n < UPROBES_MAPS_MAX && fgets(line, sizeof(line), maps))
+		if (strstr(line, "[uprobes]") &&
+		    sscanf(line, "%lx-%lx", &m->start[m->n], &m->end[m->n]) == 2)
+			m->n++;
+	fclose(maps);
+	return 0;
+}
+
+bool uprobes_maps_hold(const struct uprobes_maps *m, unsigned long addr)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		if (addr >= m->start[i] && addr < m->end[i])
+			return true;
+	return false;
+}
+
 int pin_to_cpu(int cpu)
 {
 	cpu_set_t set;

@@ -114,6 +114,23 @@ int kmod_unload(const char *name);
 /* Whether module @name is loaded (listed in /sys/module). */
 bool kmod_loaded(const char *name);
 
+/*
+ * A counting uprobe PMU event on @addr of this program, for this process:
+ * its fd, or -errno.
+ */
+int self_probe(const void *addr);
+
+/* The [uprobes] mappings of a process: its XOL page and its stub pages. */
+#define UPROBES_MAPS_MAX	32
+struct uprobes_maps {
+	int n;
+	unsigned long start[UPROBES_MAPS_MAX], end[UPROBES_MAPS_MAX];
+};
+/* Reads those of process @pid (0: this one); 0 or -errno. */
+int uprobes_maps_read(pid_t pid, struct uprobes_maps *m);
+/* Whether @addr is in one of them: safe in a signal handler. */
+bool uprobes_maps_hold(const struct uprobes_maps *m, unsigned long addr);
+
 /* Pins the calling thread to CPU @cpu (-1: leaves it be); 0 or -1. */
 int pin_to_cpu(int cpu);
 
