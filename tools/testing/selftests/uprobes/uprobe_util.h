@@ -126,6 +126,7 @@ struct uprobes_maps {
 	int n;
 	unsigned long start[UPROBES_MAPS_MAX], end[UPROBES_MAPS_MAX];
 };
+
 /* Reads those of process @pid (0: this one); 0 or -errno. */
 int uprobes_maps_read(pid_t pid, struct uprobes_maps *m);
 /* Whether @addr is in one of them: safe in a signal handler. */
