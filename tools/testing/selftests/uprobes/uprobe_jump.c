@@ -11,7 +11,8 @@
  * What every kernel must do, checked on both: the probed code computes
  * what it computes unprobed, with every register, the flags and the red
  * zone intact; each call is one hit, under a signal storm too, and in a
- * forked child; a debugger that single-steps over the probe sees the
+ * forked child, and while the probe comes and goes under threads that hit
+ * it; a debugger that single-steps over the probe sees the
  * instruction done in one step, and never an address in [uprobes].  What
  * only ours does: the jump is really there after the
  * first hit, it leads into the [uprobes] mapping, and it is gone, the
@@ -406,6 +407,73 @@ TEST_F(jump, signal_storm)
 	EXPECT_LT(0, storm_signals);
 	EXPECT_EQ(0, storm_in_uprobes);
 	EXPECT_EQ(STORM_CALLS + 1, perf_count(self->fd));
+}
+
+#define CHURN_THREADS	2
+#define CHURN_ROUNDS	50
+
+struct churn {
+	pthread_t thread;
+	const struct target *t;
+	long calls, wrong;
+};
+
+static int churn_done;
+
+/* Calls the target until churn_done, counting calls and wrong results. */
+static void *churn_worker(void *arg)
+{
+	struct churn *c = arg;
+	long x;
+
+	while (!__atomic_load_n(&churn_done, __ATOMIC_ACQUIRE)) {
+		x = c->calls % 1000 - 500;
+		if (c->t->fn(x) != c->t->expected(x))
+			c->wrong++;
+		c->calls++;
+	}
+	return NULL;
+}
+
+/*
+ * Threads call the probed code while the probe is registered, hit (and
+ * so given its jump), and unregistered (the jump taken out) over and over:
+ * every call computes the right thing.  The probe's perf event counts the
+ * calls of the thread that opened it: one per round, exactly.
+ */
+TEST_F(jump, churn_while_threads_hit)
+{
+	struct churn c[CHURN_THREADS] = {};
+	int i, round, fd;
+	long calls = 0;
+
+	__atomic_store_n(&churn_done, 0, __ATOMIC_RELEASE);
+	for (i = 0; i < CHURN_THREADS; i++) {
+		c[i].t = &variant->t;
+		ASSERT_EQ(0, pthread_create(&c[i].thread, NULL, churn_worker, &c[i]));
+	}
+	for (round = 0; round < CHURN_ROUNDS; round++) {
+		fd = self_probe(variant->t.probe_at);
+		if (fd < 0)
+			break;
+		variant->t.fn(0);
+		sched_yield();
+		variant->t.fn(1);
+		if (perf_count(fd) != 2) {
+			close(fd);
+			break;
+		}
+		close(fd);
+	}
+	__atomic_store_n(&churn_done, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < CHURN_THREADS; i++) {
+		pthread_join(c[i].thread, NULL);
+		EXPECT_EQ(0, c[i].wrong);
+		calls += c[i].calls;
+	}
+	TH_LOG("%d rounds, %ld calls by the threads", round, calls);
+	EXPECT_EQ(CHURN_ROUNDS, round);
+	EXPECT_LT(0, calls);
 }
 
 /* A forked child runs the probed code right, jump or breakpoint. */
