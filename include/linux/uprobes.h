@@ -189,8 +189,7 @@ unsigned long uprobe_get_trampoline_vaddr(void);
 bool uprobe_pre_sstep_notifier(struct pt_regs *regs);
 bool uprobe_post_sstep_notifier(struct pt_regs *regs);
 void uprobe_handle_trampoline(struct pt_regs *regs);
-unsigned long uprobe_stub_site(unsigned long stub);
-void uprobe_stub_hit(struct pt_regs *regs, unsigned long stub);
+bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub);
 bool uprobe_stub_step_trap(struct pt_regs *regs);
 
 /*
@@ -227,8 +226,9 @@ bool uprobe_stub_step_trap(struct pt_regs *regs);
  * a stub (UPROBE_JUMP_BYTES at the probed address, arch_uprobe_jump())
  * in place of its breakpoint; arch_uprobe_jump_target() reads such a
  * jump back.  arch_uprobe_stub_code() is the code of a stub, which
- * enters the kernel at sys_uprobe() (-> uprobe_stub_site() and
- * uprobe_stub_hit()), and may hold a copy of the instruction at
+ * enters the kernel at sys_uprobe() (-> uprobe_stub_hit(), which has
+ * arch_uprobe_stub_enter() put back what the stub saved), and may hold a
+ * copy of the instruction at
  * UPROBE_STUB_COPY; a stub lies within arch_uprobe_stub_reach() bytes of
  * its probed address.  arch_uprobe_sync_mm() serializes the CPUs that
  * run an mm whose text changed.  arch_uprobe_stub_unwind() undoes what a
@@ -267,6 +267,7 @@ unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr);
 unsigned long arch_uprobe_stub_reach(void);
 void arch_uprobe_sync_mm(struct mm_struct *mm);
 bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset);
+bool arch_uprobe_stub_enter(struct pt_regs *regs);
 void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs);
 void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs);
 bool arch_uprobe_is_ia32(struct mm_struct *mm);

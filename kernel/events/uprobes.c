@@ -74,7 +74,7 @@
 #define XOL_SLOTS		(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
 #define XOL_SHARED_SLOTS	16	/* never kept by a task: left for steps */
 #define STUBS_PER_PAGE		(PAGE_SIZE / UPROBE_STUB_BYTES)
-#define STUB_PAGES_MAX		16	/* per mm: 2048 jumps */
+#define STUB_PAGES_MAX		16	/* per mm */
 
 /**
  * enum uprobe_insn_state - whether a probe's instruction is known
@@ -1423,11 +1423,11 @@ static void xol_write_slot(struct xol_area *area, unsigned long vaddr,
  * leaves or the jump goes.  So a stub serves one probed address for the
  * life of the mm, and is never given to another; stub pages go with the
  * mm.  At the syscall the kernel checks where the task came from: the
- * jump must still be at the stub's address (or where mremap() moved it).
- * If it went, the task is sent back to the probed address, where the
- * original instruction now is; if the probe went but the jump is still
- * there, its removal is under way and the task goes round until it is
- * done.  A signal that finds a task in a stub before the syscall is
+ * jump's place, or if the jump went meanwhile, the place that maps the
+ * probe's file offset now (stub_source()); the hit is handled there.  If
+ * the probe went too, the task is sent back to run that place again: the
+ * original instruction, or while the probe's removal is under way, the
+ * jump again.  A signal that finds a task in a stub before the syscall is
  * delivered as at the probed address, with what the stub did undone
  * (leave_stub()); a debugger's step trap at the entry of a stub is taken
  * for the breakpoint (uprobe_stub_step_trap()).
@@ -1828,22 +1828,6 @@ static unsigned long stub_source(struct stub_site *site, unsigned long stub)
 	}
 	mmap_read_unlock(mm);
 	return found;
-}
-
-/**
- * uprobe_stub_site - the probed address of a stub of the current mm
- * @stub: an address
- *
- * Return: the address the stub at @stub was made for, or 0 if no stub of
- * the current mm starts at @stub.
- */
-unsigned long uprobe_stub_site(unsigned long stub)
-{
-	struct stub_site *site;
-	unsigned long offset;
-
-	site = current->mm ? stub_at(current->mm, stub, &offset) : NULL;
-	return site && !offset ? site->vaddr : 0;
 }
 
 /*
@@ -2474,38 +2458,44 @@ static bool handle_hit(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 }
 
 /**
- * uprobe_stub_hit - a task came through a stub
- * @regs: its registers, put back as they were before the jump (the ip is
- *	the stub's site)
- * @stub: the stub's address, as checked by uprobe_stub_site()
+ * uprobe_stub_hit - the uprobe syscall: a task came through a stub
+ * @regs: its registers, as the stub left them at its syscall
+ * @stub: where the stub would start, if the syscall is a stub's
  *
- * Handled as a hit of the breakpoint the jump stands for, at the place
+ * The registers are put back as they were before the jump, and the hit
+ * is handled as a hit of the breakpoint the jump stands for, at the place
  * the task came from (stub_source()); where that place or the probe went
  * meanwhile, the task is sent back to run the probed address again.
+ *
+ * Return: false, with nothing changed, when no stub of the current mm
+ * starts at @stub.
  */
-void uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
+bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
 {
 	unsigned long source, offset, copy = 0;
 	struct stub_site *site;
 	struct uprobe *uprobe;
 	bool is_swbp;
 
-	site = stub_at(current->mm, stub, &offset);
-	if (!site)
-		return;
+	site = current->mm ? stub_at(current->mm, stub, &offset) : NULL;
+	if (!site || offset)
+		return false;
+	if (!arch_uprobe_stub_enter(regs))
+		return true;
 	source = stub_source(site, stub);
 	instruction_pointer_set(regs, source ?: site->vaddr);
 	if (!source)
-		return;
+		return true;
 	uprobe = find_active_uprobe(source, &is_swbp);
 	if (!uprobe)
-		return;
+		return true;
 	/* The copy jumps back to the site: not where mremap() moved it. */
 	if (site->len && site_serves(site, uprobe, source) &&
 	    arch_uprobe_can_jump(&uprobe->arch, regs))
 		copy = stub + UPROBE_STUB_COPY;
 	handle_hit(uprobe, regs, source, copy);
 	put_uprobe(uprobe);
+	return true;
 }
 
 /* A breakpoint hit: the trap left the ip just past it. */

@@ -1224,37 +1224,45 @@ bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
 	return true;
 }
 
-/*
- * Entered from a stub only.  Puts back what the stub saved, so that the
- * registers are as they were at the probed instruction, which the core
- * then handles as after a breakpoint.  The return value is what rax holds
- * on the way out: the kernel leaves with iret, or with sysret when rcx
- * and r11 happen to match ip and flags, which restores the same.  orig_ax
- * = -1: this is no syscall to restart.  Called any other way, it changes
- * nothing and fails with ENXIO.
+/**
+ * arch_uprobe_stub_enter - put back what a stub saved before its syscall
+ * @regs: the registers at the syscall of a stub
+ *
+ * The registers become what they were at the probed instruction, but for
+ * the ip, which the core sets.  orig_ax = -1: this is no syscall to
+ * restart.  A stack that cannot be read back gets the task SIGSEGV.
+ *
+ * Return: false if it could not be read.
  */
-SYSCALL_DEFINE0(uprobe)
+bool arch_uprobe_stub_enter(struct pt_regs *regs)
 {
-	struct pt_regs *regs = current_pt_regs();
-	unsigned long stub = regs->ip - UPROBE_STUB_SYSCALL_END;
 	struct uprobe_tramp_frame frame;
-	unsigned long vaddr;
 
-	vaddr = uprobe_stub_site(stub);
-	if (!vaddr)
-		return -ENXIO;
 	if (copy_from_user(&frame, (void __user *)regs->sp, sizeof(frame))) {
 		force_sig(SIGSEGV);
-		return -EFAULT;
+		return false;
 	}
 	regs->r11 = frame.r11;
 	regs->cx = frame.cx;
 	regs->ax = frame.ax;
 	regs->sp += sizeof(frame) + UPROBE_RED_ZONE;
 	regs->orig_ax = -1;
-	regs->ip = vaddr;
+	return true;
+}
 
-	uprobe_stub_hit(regs, stub);
+/*
+ * Entered from a stub only: the core puts the registers back and handles
+ * the hit.  The return value is what rax holds on the way out: the kernel
+ * leaves with iret, or with sysret when rcx and r11 happen to match ip and
+ * flags, which restores the same.  Called any other way, it changes
+ * nothing and fails with ENXIO.
+ */
+SYSCALL_DEFINE0(uprobe)
+{
+	struct pt_regs *regs = current_pt_regs();
+
+	if (!uprobe_stub_hit(regs, regs->ip - UPROBE_STUB_SYSCALL_END))
+		return -ENXIO;
 	return regs->ax;
 }
 #else
@@ -1289,6 +1297,11 @@ void arch_uprobe_sync_mm(struct mm_struct *mm)
 }
 
 bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
+{
+	return false;
+}
+
+bool arch_uprobe_stub_enter(struct pt_regs *regs)
 {
 	return false;
 }
