@@ -231,8 +231,11 @@ bool uprobe_stub_step_trap(struct pt_regs *regs);
  * copy of the instruction at
  * UPROBE_STUB_COPY; a stub lies within arch_uprobe_stub_reach() bytes of
  * its probed address.  arch_uprobe_sync_mm() serializes the CPUs that
- * run an mm whose text changed.  arch_uprobe_stub_unwind() undoes what a
- * stub did before its syscall, for a signal that comes then.
+ * run an mm whose text changed.  arch_uprobe_stub_exit() sends a task
+ * back out through its stub's own way out, when it can.
+ * arch_uprobe_stub_unwind() undoes what a stub did before its syscall, and
+ * arch_uprobe_stub_leave() finishes its way out, for a signal that comes
+ * then.
  * arch_uprobe_step_copy() sets a task at a stub's copy to be stepped over
  * it, arch_uprobe_step_copy_end() undoes that.
  *
@@ -268,6 +271,8 @@ unsigned long arch_uprobe_stub_reach(void);
 void arch_uprobe_sync_mm(struct mm_struct *mm);
 bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset);
 bool arch_uprobe_stub_enter(struct pt_regs *regs);
+bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub);
+bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset);
 void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs);
 void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs);
 bool arch_uprobe_is_ia32(struct mm_struct *mm);

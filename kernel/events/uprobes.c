@@ -150,6 +150,8 @@ struct xol_area {
  * @offset: the probed offset in @inode
  * @insn: the instruction the stub was made for
  * @len: the length of the stub's copy of it, 0 if it has none
+ * @moved: mremap() moved the text at @vaddr since (set under mmap_lock
+ *	for writing, never cleared): stub_source() must look for the jump
  */
 struct stub_site {
 	unsigned long vaddr;
@@ -157,6 +159,7 @@ struct stub_site {
 	loff_t offset;
 	u8 insn[MAX_UINSN_BYTES];
 	u8 len;
+	bool moved;
 };
 
 /**
@@ -1757,8 +1760,10 @@ void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned lon
 	list_for_each_entry(sp, &area->stub_pages, node) {
 		for (i = 0; i < sp->used; i++) {
 			site = &sp->sites[i];
-			if (site->vaddr >= start && site->vaddr < end)
-				take_jump_out(mm, site->vaddr, site->insn);
+			if (site->vaddr < start || site->vaddr >= end)
+				continue;
+			WRITE_ONCE(site->moved, true);
+			take_jump_out(mm, site->vaddr, site->insn);
 		}
 	}
 }
@@ -1796,10 +1801,13 @@ static void try_jump(struct uprobe *uprobe, unsigned long vaddr)
 }
 
 /*
- * Where the current task came to @stub from: the address of @site while
- * the jump is there.  If the jump went while the task was in the stub,
- * the place that maps the site's file offset now (mremap() may have moved
- * it), which a jump to @stub is preferred at; 0 if none does.
+ * Where the current task came to @stub from: the address of @site, as
+ * long as no mremap() moved the text there.  Whether the jump is still
+ * there does not matter: the task took it, and the instruction it stands
+ * for is done for the task at that place, or run again there if the probe
+ * went.  Moved text is looked for: the jump's place, else the place that
+ * maps the site's file offset now, which a jump to @stub is preferred at;
+ * 0 if none does.
  */
 static unsigned long stub_source(struct stub_site *site, unsigned long stub)
 {
@@ -1809,6 +1817,9 @@ static unsigned long stub_source(struct stub_site *site, unsigned long stub)
 	struct vma_iterator vmi;
 	u8 code[UPROBE_JUMP_BYTES];
 
+	/* Text that never moved: the jump's place, without a look. */
+	if (!READ_ONCE(site->moved))
+		return vaddr;
 	if (!copy_from_user(code, (void __user *)vaddr, sizeof(code)) &&
 	    arch_uprobe_jump_target(code, vaddr) == stub)
 		return vaddr;
@@ -1847,7 +1858,7 @@ static void leave_stub(struct pt_regs *regs)
 	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
 		return;
 	site = stub_at(mm, ip, &offset);
-	if (!site)
+	if (!site || arch_uprobe_stub_leave(regs, offset))
 		return;
 	if (site->len && offset == UPROBE_STUB_COPY + site->len) {
 		/* At the jump back: the copy ran. */
@@ -2457,6 +2468,28 @@ static bool handle_hit(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 	return !removed;
 }
 
+/* The hit of a task that came through @stub, which serves @site. */
+static void handle_stub_hit(struct stub_site *site, struct pt_regs *regs, unsigned long stub)
+{
+	unsigned long source, copy = 0;
+	struct uprobe *uprobe;
+
+	source = stub_source(site, stub);
+	instruction_pointer_set(regs, source ?: site->vaddr);
+	if (!source)
+		return;
+	/* The place maps the site's file offset (stub_source()). */
+	uprobe = find_uprobe(READ_ONCE(site->inode), READ_ONCE(site->offset));
+	if (!uprobe)
+		return;
+	/* The copy jumps back to the site: not where mremap() moved it. */
+	if (site->len && site_serves(site, uprobe, source) &&
+	    arch_uprobe_can_jump(&uprobe->arch, regs))
+		copy = stub + UPROBE_STUB_COPY;
+	handle_hit(uprobe, regs, source, copy);
+	put_uprobe(uprobe);
+}
+
 /**
  * uprobe_stub_hit - the uprobe syscall: a task came through a stub
  * @regs: its registers, as the stub left them at its syscall
@@ -2465,36 +2498,29 @@ static bool handle_hit(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
  * The registers are put back as they were before the jump, and the hit
  * is handled as a hit of the breakpoint the jump stands for, at the place
  * the task came from (stub_source()); where that place or the probe went
- * meanwhile, the task is sent back to run the probed address again.
+ * meanwhile, the task is sent back to run the probed address again.  It
+ * goes on through the stub's way out where it can (which costs less than
+ * the return from a trap), else straight to where the hit took it.
  *
  * Return: false, with nothing changed, when no stub of the current mm
  * starts at @stub.
  */
 bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
 {
-	unsigned long source, offset, copy = 0;
+	struct uprobe_task *utask;
 	struct stub_site *site;
-	struct uprobe *uprobe;
-	bool is_swbp;
+	unsigned long offset;
 
 	site = current->mm ? stub_at(current->mm, stub, &offset) : NULL;
 	if (!site || offset)
 		return false;
 	if (!arch_uprobe_stub_enter(regs))
 		return true;
-	source = stub_source(site, stub);
-	instruction_pointer_set(regs, source ?: site->vaddr);
-	if (!source)
-		return true;
-	uprobe = find_active_uprobe(source, &is_swbp);
-	if (!uprobe)
-		return true;
-	/* The copy jumps back to the site: not where mremap() moved it. */
-	if (site->len && site_serves(site, uprobe, source) &&
-	    arch_uprobe_can_jump(&uprobe->arch, regs))
-		copy = stub + UPROBE_STUB_COPY;
-	handle_hit(uprobe, regs, source, copy);
-	put_uprobe(uprobe);
+	handle_stub_hit(site, regs, stub);
+	/* A step has its own way back; the rest goes out through the stub. */
+	utask = current->utask;
+	if (!utask || utask->state == UPROBE_TASK_RUNNING)
+		arch_uprobe_stub_exit(regs, stub);
 	return true;
 }
 

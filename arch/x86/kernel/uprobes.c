@@ -26,9 +26,11 @@
  *    the probed instruction; the core then goes on as after the
  *    breakpoint, and sends an instruction it does not emulate to the
  *    stub's copy of it, followed by a jump back (a RIP-relative operand's
- *    displacement recomputed for the copy's place).  A syscall costs far
- *    less than the int3 trap and its iret.  (arch_uprobe_can_jump() and
- *    what follows it.)
+ *    displacement recomputed for the copy's place).  The kernel returns
+ *    with sysret to the stub's way out, which pops what sysret cannot
+ *    restore and returns to where the task goes on.  A syscall and sysret
+ *    cost far less than the int3 trap and its iret.
+ *    (arch_uprobe_can_jump() and what follows it.)
  *
  *  - stepped out of line (XOL): a copy of the instruction is executed with
  *    TF set from a slot of the per-mm XOL area, and the step trap (#DB)
@@ -65,6 +67,7 @@
  */
 
 #include <linux/init.h>
+#include <linux/entry-common.h>
 #include <linux/kdebug.h>
 #include <linux/kernel.h>
 #include <linux/mm_types.h>
@@ -1021,12 +1024,16 @@ struct uprobe_tramp_frame {
 #define UPROBE_RED_ZONE		128
 #define UPROBE_STUB_SYSCALL_END	16	/* offset just past the syscall */
 #define UPROBE_STUB_MOV_END	14	/* offset just past the mov to eax */
+#define UPROBE_STUB_RET		20	/* offset of the ret of the way out */
 
 /*
  * The stub, at a stub address: the pushes keep the red zone of a leaf
  * function intact, and sys_uprobe() finds what they saved at the stack
- * pointer, laid out as struct uprobe_tramp_frame.  A copy of the
- * instruction, if the stub has one, follows at UPROBE_STUB_COPY.
+ * pointer, laid out as struct uprobe_tramp_frame.  The kernel comes back
+ * just past the syscall with sysret when it can, to the way out: pops of
+ * what it left below the red zone (struct uprobe_stub_exit_frame), and a
+ * return to where the task goes on.  A copy of the instruction, if the
+ * stub has one, follows at UPROBE_STUB_COPY.
  */
 static const u8 uprobe_stub[] = {
 	0x48, 0x8d, 0x64, 0x24, 0x80,	/* lea -0x80(%rsp), %rsp */
@@ -1036,8 +1043,35 @@ static const u8 uprobe_stub[] = {
 	0xb8, __NR_uprobe & 0xff,	/* mov $__NR_uprobe, %eax */
 	__NR_uprobe >> 8, 0x00, 0x00,
 	0x0f, 0x05,			/* syscall */
-	0x0f, 0x0b,			/* ud2: never reached */
+	0x41, 0x5b,			/* pop %r11 */
+	0x59,				/* pop %rcx */
+	0x58,				/* pop %rax */
+	0xc2, UPROBE_RED_ZONE, 0x00,	/* ret $UPROBE_RED_ZONE */
 };
+
+/* What the way out of a stub pops, lowest address first. */
+struct uprobe_stub_exit_frame {
+	unsigned long r11;
+	unsigned long cx;
+	unsigned long ax;
+	unsigned long ip;
+};
+
+/* How many words of the frame the way out has popped at each offset in it. */
+static int uprobe_stub_exit_popped(unsigned long offset)
+{
+	switch (offset) {
+	case UPROBE_STUB_SYSCALL_END:
+		return 0;
+	case UPROBE_STUB_SYSCALL_END + 2:
+		return 1;
+	case UPROBE_STUB_SYSCALL_END + 3:
+		return 2;
+	case UPROBE_STUB_RET:
+		return 3;
+	}
+	return -1;
+}
 
 /* How far each instruction of the stub has moved the stack pointer. */
 static const u8 uprobe_stub_sp_moved[UPROBE_STUB_SYSCALL_END] = {
@@ -1225,6 +1259,81 @@ bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
 }
 
 /**
+ * arch_uprobe_stub_leave - take a task through the rest of a stub's way out
+ * @regs: the task's registers, the ip in a stub
+ * @offset: the ip's offset in the stub
+ *
+ * For a signal that finds a task on its way out of a stub: the registers
+ * and the ip become what the rest of the way out would make them, as if
+ * it had run.
+ *
+ * Return: false if @offset is not on the way out, or what is left of the
+ * frame could not be read: @regs are then unchanged.
+ */
+bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset)
+{
+	struct uprobe_stub_exit_frame frame;
+	unsigned long *word = (unsigned long *)&frame;
+	int popped = uprobe_stub_exit_popped(offset);
+	size_t left;
+
+	if (popped < 0)
+		return false;
+	left = sizeof(frame) - popped * sizeof(*word);
+	if (copy_from_user(word + popped, (void __user *)regs->sp, left))
+		return false;
+	if (popped < 1)
+		regs->r11 = frame.r11;
+	if (popped < 2)
+		regs->cx = frame.cx;
+	if (popped < 3)
+		regs->ax = frame.ax;
+	regs->ip = frame.ip;
+	regs->sp += left + UPROBE_RED_ZONE;
+	return true;
+}
+
+/**
+ * arch_uprobe_stub_exit - leave the kernel through a stub's way out
+ * @regs: the registers the task goes on with
+ * @stub: the stub the task came through
+ *
+ * sysret costs less than iret, but can restore neither rcx nor r11.  So
+ * the task returns with sysret to the stub's way out, which pops rcx, r11,
+ * rax and the ip from below the red zone and returns there.  Not for a
+ * task that is traced at syscall exit (the tracer would see the stub) or
+ * whose flags sysret cannot restore.
+ *
+ * Return: true if @regs now lead through the way out.
+ */
+bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub)
+{
+	struct uprobe_stub_exit_frame __user *frame;
+	unsigned long sp = regs->sp - UPROBE_RED_ZONE - sizeof(*frame);
+
+	if ((regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_RF)) || !user_64bit_mode(regs) ||
+	    regs->ip >= TASK_SIZE_MAX || (current_thread_info()->syscall_work & SYSCALL_WORK_EXIT))
+		return false;
+	frame = (void __user *)sp;
+	if (!user_write_access_begin(frame, sizeof(*frame)))
+		return false;
+	unsafe_put_user(regs->r11, &frame->r11, fault);
+	unsafe_put_user(regs->cx, &frame->cx, fault);
+	unsafe_put_user(regs->ax, &frame->ax, fault);
+	unsafe_put_user(regs->ip, &frame->ip, fault);
+	user_write_access_end();
+	regs->sp = sp;
+	regs->ip = stub + UPROBE_STUB_SYSCALL_END;
+	regs->cx = regs->ip;
+	regs->r11 = regs->flags;
+	return true;
+
+fault:
+	user_write_access_end();
+	return false;
+}
+
+/**
  * arch_uprobe_stub_enter - put back what a stub saved before its syscall
  * @regs: the registers at the syscall of a stub
  *
@@ -1236,26 +1345,36 @@ bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
  */
 bool arch_uprobe_stub_enter(struct pt_regs *regs)
 {
-	struct uprobe_tramp_frame frame;
+	struct uprobe_tramp_frame __user *frame = (void __user *)regs->sp;
+	unsigned long r11, cx, ax;
 
-	if (copy_from_user(&frame, (void __user *)regs->sp, sizeof(frame))) {
-		force_sig(SIGSEGV);
-		return false;
-	}
-	regs->r11 = frame.r11;
-	regs->cx = frame.cx;
-	regs->ax = frame.ax;
-	regs->sp += sizeof(frame) + UPROBE_RED_ZONE;
+	/* Three loads cost less than a copy of the frame. */
+	if (!user_read_access_begin(frame, sizeof(*frame)))
+		goto fault;
+	unsafe_get_user(r11, &frame->r11, fault_end);
+	unsafe_get_user(cx, &frame->cx, fault_end);
+	unsafe_get_user(ax, &frame->ax, fault_end);
+	user_read_access_end();
+	regs->r11 = r11;
+	regs->cx = cx;
+	regs->ax = ax;
+	regs->sp += sizeof(*frame) + UPROBE_RED_ZONE;
 	regs->orig_ax = -1;
 	return true;
+
+fault_end:
+	user_read_access_end();
+fault:
+	force_sig(SIGSEGV);
+	return false;
 }
 
 /*
  * Entered from a stub only: the core puts the registers back and handles
  * the hit.  The return value is what rax holds on the way out: the kernel
- * leaves with iret, or with sysret when rcx and r11 happen to match ip and
- * flags, which restores the same.  Called any other way, it changes
- * nothing and fails with ENXIO.
+ * leaves with sysret through the stub's way out (arch_uprobe_stub_exit()),
+ * else with iret.  Called any other way, it changes nothing and fails with
+ * ENXIO.
  */
 SYSCALL_DEFINE0(uprobe)
 {
@@ -1302,6 +1421,16 @@ bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
 }
 
 bool arch_uprobe_stub_enter(struct pt_regs *regs)
+{
+	return false;
+}
+
+bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset)
+{
+	return false;
+}
+
+bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub)
 {
 	return false;
 }
