@@ -6,7 +6,7 @@
  * hash tables: by (inode, offset), which the hit path reads under RCU
  * without a lock, and by inode, which uprobe_mmap() walks to find the
  * probes a new mapping covers.  A probe is in the tables while it has
- * consumers; references (refcount) keep it alive past that for the hits
+ * consumers; references (refcount) keep it alive past that for the steps
  * and pending returns that still use it.
  *
  * Arming.  A breakpoint is written into the probed process's private copy
@@ -44,6 +44,24 @@
  *
  * A hit whose handlers ask for the probe's removal takes register_rwsem
  * (read), then mmap_lock, like register does.
+ *
+ * What keeps alive what a hit touches, so that a hit writes nothing
+ * shared with other CPUs:
+ *   the probe		uprobes_srcu, held from the lookup to the end of the
+ *			hit; no reference is taken.  The lookup reads the
+ *			VMA under RCU and keeps the answer if mm_lock_seq
+ *			shows no writer of the mappings meanwhile, else
+ *			takes mmap_lock (read); a hit through a stub needs
+ *			no VMA (the stub's site names the file offset).  The
+ *			last put_uprobe() frees the probe after an SRCU
+ *			grace period, then an RCU one.  What outlives the hit
+ *			takes a reference, if the probe still has any: a
+ *			step, a pending return, and the removal or jump left
+ *			for after uprobes_srcu (hits_done()).
+ *   consumers		uprobes_srcu; uprobe_unregister_sync() waits.
+ *   XOL area, stubs	the mm's, until it goes; stub pages are found under
+ *			RCU and never removed before.
+ *   the uprobe_task	the task's own.
  *
  * uprobe_mmap() runs under mmap_lock (write) from mm, so it never takes
  * register_rwsem: it reads the consumer lists under uprobes_srcu, and the
@@ -219,12 +237,31 @@ static struct uprobe *get_uprobe(struct uprobe *uprobe)
 	return uprobe;
 }
 
+/*
+ * A reference for what outlives a hit, which found @uprobe under
+ * uprobes_srcu without one: NULL if the probe is on its way out.
+ */
+static struct uprobe *try_get_uprobe(struct uprobe *uprobe)
+{
+	return refcount_inc_not_zero(&uprobe->ref) ? uprobe : NULL;
+}
+
+static void free_uprobe_srcu(struct rcu_head *head)
+{
+	kfree_rcu(container_of(head, struct uprobe, rcu), rcu);
+}
+
+/*
+ * The last put frees the probe after the hits under uprobes_srcu, then
+ * after the readers of the tables under RCU.  The inode goes at once:
+ * a hit only compares it.
+ */
 static void put_uprobe(struct uprobe *uprobe)
 {
 	if (!refcount_dec_and_test(&uprobe->ref))
 		return;
 	iput(uprobe->inode);
-	kfree_rcu(uprobe, rcu);
+	call_srcu(&uprobes_srcu, &uprobe->rcu, free_uprobe_srcu);
 }
 
 /* The probe at (@inode, @offset) with a reference, or NULL. */
@@ -242,6 +279,28 @@ static struct uprobe *find_uprobe(struct inode *inode, loff_t offset)
 	}
 	rcu_read_unlock();
 	return NULL;
+}
+
+/*
+ * The probe at (@inode, @offset), without a reference, for a hit: the
+ * caller holds uprobes_srcu.  A probe with references left when the hit
+ * held uprobes_srcu already is freed after the hit (put_uprobe()).
+ */
+static struct uprobe *find_uprobe_srcu(struct inode *inode, loff_t offset)
+{
+	struct uprobe *uprobe, *found = NULL;
+
+	RCU_LOCKDEP_WARN(!srcu_read_lock_held(&uprobes_srcu), "a hit without uprobes_srcu");
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(uprobe, addr_bucket(inode, offset), addr_node) {
+		if (uprobe->inode == inode && uprobe->offset == offset &&
+		    refcount_read(&uprobe->ref)) {
+			found = uprobe;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
 }
 
 static bool uprobe_is_live(struct uprobe *uprobe)
@@ -2138,10 +2197,14 @@ static void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 	ri = kzalloc(sizeof(*ri), GFP_KERNEL);
 	if (!ri)
 		return;
+	/* The pending return outlives the hit: it holds a reference. */
+	ri->uprobe = try_get_uprobe(uprobe);
+	if (!ri->uprobe)
+		goto free;
 	tramp = area->vaddr;
 	orig = arch_uretprobe_hijack_return_addr(tramp, regs);
 	if (orig == -1UL)
-		goto free;
+		goto put_uprobe;
 	/* A tail call from a function whose return is pending. */
 	chained = orig == tramp;
 	drop_dead_returns(utask, sp, chained);
@@ -2150,16 +2213,15 @@ static void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 				    current->pid, MAX_URETPROBE_DEPTH);
 		if (!chained)
 			arch_uretprobe_hijack_return_addr(orig, regs);
-		goto free;
+		goto put_uprobe;
 	}
 	if (chained) {
 		if (!utask->return_instances) {
 			force_sig(SIGSEGV);
-			goto free;
+			goto put_uprobe;
 		}
 		orig = utask->return_instances->orig_ret_vaddr;
 	}
-	ri->uprobe = get_uprobe(uprobe);
 	ri->func = bp_vaddr;
 	ri->stack = sp;
 	ri->orig_ret_vaddr = orig;
@@ -2169,6 +2231,8 @@ static void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 	utask->depth++;
 	return;
 
+put_uprobe:
+	put_uprobe(ri->uprobe);
 free:
 	kfree(ri);
 }
@@ -2222,11 +2286,52 @@ void uprobe_handle_trampoline(struct pt_regs *regs)
  * Hits
  */
 
+/* The probe at @vaddr of @vma, if it is a mapping a probe can be hit in. */
+static struct uprobe *find_vma_uprobe(struct vm_area_struct *vma, unsigned long vaddr)
+{
+	struct file *file = READ_ONCE(vma->vm_file);
+
+	if (!file || (READ_ONCE(vma->vm_flags) & (VM_HUGETLB | VM_MAYSHARE)))
+		return NULL;
+	return find_uprobe_srcu(file_inode(file), vaddr_to_offset(vma, vaddr));
+}
+
 /*
- * The probe armed at @bp_vaddr of the current mm, with a reference; NULL
- * when there is none, with *@is_swbp telling whether a breakpoint is
- * still there (a trap of the program's own) or not (the probe went away
- * since the trap: the instruction is restarted).
+ * The probe at @vaddr of @mm looked up without mmap_lock: the VMA is read
+ * under RCU (VMAs and files are freed after a grace period), and what was
+ * read is kept only if no writer of the mappings started or ended
+ * meanwhile (mm_lock_seq).  False when that cannot be told.
+ */
+static bool find_uprobe_speculative(struct mm_struct *mm, unsigned long vaddr,
+				    struct uprobe **found)
+{
+#ifdef CONFIG_PER_VMA_LOCK
+	struct vm_area_struct *vma;
+	unsigned int seq;
+	bool sure;
+
+	rcu_read_lock();
+	seq = raw_read_seqcount(&mm->mm_lock_seq);
+	if (seq & 1) {
+		rcu_read_unlock();
+		return false;
+	}
+	vma = vma_lookup(mm, vaddr);
+	*found = vma ? find_vma_uprobe(vma, vaddr) : NULL;
+	sure = !read_seqcount_retry(&mm->mm_lock_seq, seq);
+	rcu_read_unlock();
+	return sure;
+#else
+	return false;
+#endif
+}
+
+/*
+ * The probe armed at @bp_vaddr of the current mm, without a reference
+ * (the caller holds uprobes_srcu); NULL when there is none, with
+ * *@is_swbp telling whether a breakpoint is still there (a trap of the
+ * program's own) or not (the probe went away since the trap: the
+ * instruction is restarted).
  */
 static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
 {
@@ -2235,11 +2340,12 @@ static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
 	struct vm_area_struct *vma;
 	uprobe_opcode_t opcode;
 
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, bp_vaddr);
-	if (vma && valid_vma(vma, false))
-		uprobe = find_uprobe(file_inode(vma->vm_file), vaddr_to_offset(vma, bp_vaddr));
-	mmap_read_unlock(mm);
+	if (!find_uprobe_speculative(mm, bp_vaddr, &uprobe)) {
+		mmap_read_lock(mm);
+		vma = vma_lookup(mm, bp_vaddr);
+		uprobe = vma ? find_vma_uprobe(vma, bp_vaddr) : NULL;
+		mmap_read_unlock(mm);
+	}
 	if (uprobe)
 		return uprobe;
 	*is_swbp = !copy_from_user(&opcode, (void __user *)bp_vaddr, sizeof(opcode)) &&
@@ -2256,10 +2362,9 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want
 	struct uprobe_task *utask = current->utask;
 	struct uprobe_consumer *uc;
 	bool remove = true;
-	int idx, rc;
+	int rc;
 
 	utask->auprobe = &uprobe->arch;
-	idx = srcu_read_lock(&uprobes_srcu);
 	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
 				 srcu_read_lock_held(&uprobes_srcu)) {
 		rc = 0;
@@ -2272,7 +2377,6 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want
 		if (uc->ret_handler)
 			*want_ret = true;
 	}
-	srcu_read_unlock(&uprobes_srcu, idx);
 	utask->auprobe = NULL;
 	return remove;
 }
@@ -2418,76 +2522,115 @@ static bool start_step(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 	const u8 *insn;
 	size_t len;
 
-	if (!area)
+	/* The step outlives the hit: it holds a reference. */
+	if (!area || !try_get_uprobe(uprobe))
 		return false;
 	slot = xol_take_slot(area);
 	if (!slot)
-		return false;
+		goto put_uprobe;
 	insn = arch_uprobe_xol_insn(&uprobe->arch, &len);
 	xol_write_slot(area, slot, insn, len);
-	if (arch_uprobe_pre_xol(&uprobe->arch, &utask->autask, regs, slot)) {
-		xol_free_slot(area, slot);
-		return false;
-	}
-	utask->active_uprobe = get_uprobe(uprobe);
+	if (arch_uprobe_pre_xol(&uprobe->arch, &utask->autask, regs, slot))
+		goto free_slot;
+	utask->active_uprobe = uprobe;
 	utask->bp_vaddr = bp_vaddr;
 	utask->xol_vaddr = slot;
 	utask_set_state(utask, UPROBE_TASK_STEPPING);
 	return true;
+
+free_slot:
+	xol_free_slot(area, slot);
+put_uprobe:
+	put_uprobe(uprobe);
+	return false;
 }
+
+/**
+ * enum hit_end - how a hit ended
+ * @HIT_IGNORED: not handled (no task state, or the probe is not READY)
+ * @HIT_DONE: the handlers ran and the instruction is carried out
+ * @HIT_REMOVE: the same, and the handlers asked the probe out of the mm,
+ *	which the caller does once out of uprobes_srcu (hits_done())
+ */
+enum hit_end {
+	HIT_IGNORED,
+	HIT_DONE,
+	HIT_REMOVE,
+};
 
 /*
  * A hit of @uprobe at @bp_vaddr, the registers as at the probed
  * instruction: the handlers run, then the instruction is carried out
- * (by the copy at @copy, if not 0 and not emulated).  False when the
- * handlers took the probe out of the mm.
+ * (by the copy at @copy, if not 0 and not emulated).  The caller holds
+ * uprobes_srcu, which keeps @uprobe.
  */
-static bool handle_hit(struct uprobe *uprobe, struct pt_regs *regs, unsigned long bp_vaddr,
-		       unsigned long copy)
+static enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
+			       unsigned long bp_vaddr, unsigned long copy)
 {
-	bool want_ret = false, removed = false;
+	enum hit_end end = HIT_DONE;
+	bool want_ret = false;
 
 	/* An armed probe is READY; the acquire makes its arch visible. */
 	if (!get_utask() || smp_load_acquire(&uprobe->insn_state) != INSN_READY)
-		return false;
-	if (run_handlers(uprobe, regs, &want_ret)) {
-		handlers_remove(uprobe);
-		removed = true;
-	} else if (want_ret && instruction_pointer(regs) == bp_vaddr) {
+		return HIT_IGNORED;
+	if (run_handlers(uprobe, regs, &want_ret))
+		end = HIT_REMOVE;
+	else if (want_ret && instruction_pointer(regs) == bp_vaddr)
 		prepare_uretprobe(uprobe, regs, bp_vaddr);
-	}
 	/* A handler that moved the ip has taken the task elsewhere. */
 	if (instruction_pointer(regs) != bp_vaddr)
-		return !removed;
+		return end;
 	if (arch_uprobe_emulate(&uprobe->arch, regs))
-		return !removed;
+		return end;
 	if (copy)
 		instruction_pointer_set(regs, copy);
 	else if (!run_direct(uprobe, regs, bp_vaddr))
 		start_step(uprobe, regs, bp_vaddr);
-	return !removed;
+	return end;
+}
+
+/*
+ * What a hit of @uprobe at @vaddr leaves to do once out of uprobes_srcu,
+ * where it may wait for locks that holders of them wait for the hits
+ * under: the removal the handlers asked for, else the jump, if @jump.
+ * @uprobe is a reference of the caller's, which this drops.
+ */
+static void hits_done(struct uprobe *uprobe, enum hit_end end, unsigned long vaddr, bool jump)
+{
+	if (end == HIT_REMOVE)
+		handlers_remove(uprobe);
+	else if (end == HIT_DONE && jump)
+		try_jump(uprobe, vaddr);
+	put_uprobe(uprobe);
 }
 
 /* The hit of a task that came through @stub, which serves @site. */
 static void handle_stub_hit(struct stub_site *site, struct pt_regs *regs, unsigned long stub)
 {
 	unsigned long source, copy = 0;
-	struct uprobe *uprobe;
+	struct uprobe *uprobe, *later = NULL;
+	enum hit_end end;
+	int idx;
 
 	source = stub_source(site, stub);
 	instruction_pointer_set(regs, source ?: site->vaddr);
 	if (!source)
 		return;
+	idx = srcu_read_lock(&uprobes_srcu);
 	/* The place maps the site's file offset (stub_source()). */
-	uprobe = find_uprobe(READ_ONCE(site->inode), READ_ONCE(site->offset));
-	if (!uprobe)
-		return;
-	/* The copy jumps back to the site: not where mremap() moved it. */
-	if (site->len && site_serves(site, uprobe, source) &&
-	    arch_uprobe_can_jump(&uprobe->arch, regs))
-		copy = stub + UPROBE_STUB_COPY;
-	handle_hit(uprobe, regs, source, copy);
-	put_uprobe(uprobe);
+	uprobe = find_uprobe_srcu(READ_ONCE(site->inode), READ_ONCE(site->offset));
+	if (uprobe) {
+		/* The copy jumps back to the site: not where mremap() moved it. */
+		if (site->len && site_serves(site, uprobe, source) &&
+		    arch_uprobe_can_jump(&uprobe->arch, regs))
+			copy = stub + UPROBE_STUB_COPY;
+		end = handle_hit(uprobe, regs, source, copy);
+		if (end == HIT_REMOVE)
+			later = try_get_uprobe(uprobe);
+	}
+	srcu_read_unlock(&uprobes_srcu, idx);
+	if (later)
+		hits_done(later, end, source, false);
 }
 
 /**
@@ -2528,15 +2671,19 @@ bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
 static void handle_breakpoint(struct pt_regs *regs)
 {
 	unsigned long bp_vaddr = instruction_pointer(regs) - UPROBE_SWBP_INSN_SIZE;
+	struct uprobe *uprobe, *later = NULL;
 	bool is_swbp = false, jump;
-	struct uprobe *uprobe;
+	enum hit_end end;
+	int idx;
 
 	if (bp_vaddr == uprobe_get_trampoline_vaddr()) {
 		uprobe_handle_trampoline(regs);
 		return;
 	}
+	idx = srcu_read_lock(&uprobes_srcu);
 	uprobe = find_active_uprobe(bp_vaddr, &is_swbp);
 	if (!uprobe) {
+		srcu_read_unlock(&uprobes_srcu, idx);
 		if (is_swbp)
 			force_sig(SIGTRAP);
 		else
@@ -2546,9 +2693,12 @@ static void handle_breakpoint(struct pt_regs *regs)
 	instruction_pointer_set(regs, bp_vaddr);
 	/* Asked before the hit: a step of the instruction sets TF. */
 	jump = may_jump(uprobe, regs, bp_vaddr);
-	if (handle_hit(uprobe, regs, bp_vaddr, 0) && jump)
-		try_jump(uprobe, bp_vaddr);
-	put_uprobe(uprobe);
+	end = handle_hit(uprobe, regs, bp_vaddr, 0);
+	if (end == HIT_REMOVE || (end == HIT_DONE && jump))
+		later = try_get_uprobe(uprobe);
+	srcu_read_unlock(&uprobes_srcu, idx);
+	if (later)
+		hits_done(later, end, bp_vaddr, jump);
 }
 
 /* The step ended (or was abandoned): fix the task up and free the slot. */
