@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,17 +110,18 @@ static int reg_pid(int id, const void *fn, const char *opts, pid_t pid)
 struct counts {
 	long hits, rets;
 	unsigned long func;
+	int running;
 };
 
 static struct counts read_counts(int id)
 {
-	struct counts c = { -1, -1, 0 };
+	struct counts c = { -1, -1, 0, -1 };
 	FILE *f = fopen(MOD_DIR "/counts", "r");
 	int i = -1;
 
 	if (!f)
 		return c;
-	while (fscanf(f, "%d %ld %ld %lx", &i, &c.hits, &c.rets, &c.func) == 4)
+	while (fscanf(f, "%d %ld %ld %lx %d", &i, &c.hits, &c.rets, &c.func, &c.running) == 5)
 		if (i == id)
 			break;
 	if (i != id) {
@@ -456,6 +458,36 @@ TEST_F(api, unregister_stops_hits)
 	call_add(2);
 	EXPECT_EQ(3, hits(0));
 	EXPECT_EQ(2, hits(1));
+}
+
+static void *add_in_thread(void *arg)
+{
+	*(long *)arg = api_add(2, 3);
+	return NULL;
+}
+
+/*
+ * A handler that sleeps while its consumer is unregistered: the unregister
+ * returns only once the handler is done, and the hit it sleeps in ends
+ * right.
+ */
+TEST_F(api, unregister_waits_for_sleeping_handler)
+{
+	pthread_t thread;
+	long sum = 0;
+	int i;
+
+	ASSERT_EQ(0, reg(0, api_add, "sleep=500"));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, add_in_thread, &sum));
+	for (i = 0; i < 500 && read_counts(0).running != 1; i++)
+		usleep(10000);
+	ASSERT_EQ(1, read_counts(0).running) TH_LOG("the handler never started");
+	ASSERT_EQ(0, ctl("unreg 0"));
+	EXPECT_EQ(0, read_counts(0).running) TH_LOG("a handler runs past its unregister");
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	EXPECT_EQ(5, sum);
+	call_add(3);
+	EXPECT_EQ(1, hits(0));
 }
 
 /*

@@ -6,13 +6,14 @@
  * /sys/kernel/debug/uprobe_test/ctl takes one command per write:
  *
  *   reg ID PATH OFFSET [ref=OFF] [h] [r] [pid=PID] [remove] [ax=VAL] [di=VAL]
+ *	[sleep=MS]
  *	register consumer ID (0..UT_MAX-1) with uprobe_register() at
  *	PATH:OFFSET.  h: a handler that counts hits; r: a ret_handler that
  *	counts returns; pid: a filter admitting only the mm of process PID;
  *	remove: the handler returns UPROBE_HANDLER_REMOVE; ax: the handler
  *	returns VAL from the probed function without running it (sets ax,
  *	pops the return address into ip); di: the handler sets the first
- *	argument register to VAL.
+ *	argument register to VAL; sleep: the handler sleeps MS milliseconds.
  *   unreg ID		uprobe_unregister_nosync() + uprobe_unregister_sync()
  *   apply ID 0|1	uprobe_apply(uprobe, uc, false|true)
  *   filter ID PID	make the filter of ID (registered with pid=) admit the
@@ -20,12 +21,14 @@
  *   reset		zero all counts and empty the log
  *
  * A failed command fails the write() with the errno of the kernel call.
- * "counts" has one line per consumer slot: ID HITS RETS FUNC, where FUNC is
- * the last function address passed to the ret_handler.  "log" lists the
+ * "counts" has one line per consumer slot: ID HITS RETS FUNC RUNNING, where
+ * FUNC is the last function address passed to the ret_handler and RUNNING
+ * how many handlers of the slot are running now.  "log" lists the
  * handler calls in order, one per line: ID h|r TGID.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -53,6 +56,7 @@
 #define UT_SKIP		BIT(3)
 #define UT_SET_DI	BIT(4)
 #define UT_FILTER	BIT(5)
+#define UT_SLEEP	BIT(6)
 
 struct ut_consumer {
 	struct uprobe_consumer uc;
@@ -62,7 +66,9 @@ struct ut_consumer {
 	unsigned long flags;
 	unsigned long ax;
 	unsigned long di;
+	unsigned int sleep_ms;
 	atomic_long_t hits;
+	atomic_t running;
 	atomic_long_t rets;
 	unsigned long func;
 	int id;
@@ -82,6 +88,7 @@ struct ut_request {
 	unsigned long flags;
 	unsigned long ax;
 	unsigned long di;
+	unsigned int sleep_ms;
 	pid_t pid;
 };
 
@@ -125,8 +132,12 @@ static int ut_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct ut_consumer *c = container_of(uc, struct ut_consumer, uc);
 
+	atomic_inc(&c->running);
 	atomic_long_inc(&c->hits);
 	ut_log_add(c->id, 'h');
+	if (c->flags & UT_SLEEP)
+		msleep(c->sleep_ms);
+	atomic_dec(&c->running);
 	if (c->flags & UT_SET_DI)
 		regs->di = c->di;
 	if (c->flags & UT_SKIP)
@@ -209,6 +220,11 @@ static int ut_parse_option(struct ut_request *req, char *opt)
 		req->flags |= UT_HANDLER | UT_SET_DI;
 		return kstrtoul(opt + n, 0, &req->di);
 	}
+	n = str_has_prefix(opt, "sleep=");
+	if (n) {
+		req->flags |= UT_HANDLER | UT_SLEEP;
+		return kstrtouint(opt + n, 0, &req->sleep_ms);
+	}
 	return -EINVAL;
 }
 
@@ -243,6 +259,7 @@ static void ut_consumer_setup(struct ut_consumer *c, const struct ut_request *re
 	c->flags = req->flags;
 	c->ax = req->ax;
 	c->di = req->di;
+	c->sleep_ms = req->sleep_ms;
 	atomic_long_set(&c->hits, 0);
 	atomic_long_set(&c->rets, 0);
 	c->func = 0;
@@ -434,8 +451,9 @@ static int ut_counts_show(struct seq_file *m, void *unused)
 
 	for (i = 0; i < UT_MAX; i++) {
 		c = &ut_consumers[i];
-		seq_printf(m, "%d %ld %ld 0x%lx\n", i, atomic_long_read(&c->hits),
-			   atomic_long_read(&c->rets), READ_ONCE(c->func));
+		seq_printf(m, "%d %ld %ld 0x%lx %d\n", i, atomic_long_read(&c->hits),
+			   atomic_long_read(&c->rets), READ_ONCE(c->func),
+			   atomic_read(&c->running));
 	}
 	return 0;
 }
