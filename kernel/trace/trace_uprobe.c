@@ -45,9 +45,13 @@
  *				every change of a consumer's registration;
  *				the scratch pages' users
  *	    (core) a uprobe's locks, taken by uprobe_register() & co.
- *	      filter->rwlock	the perf events of an event; read by filter()
- *				from within the core, never held across a
- *				call into it
+ *	      filter->rwlock	the perf events of an event; read by the
+ *				open and close of others, never held across
+ *				a call into the core
+ *
+ * The hit path and the core's filter() read whom perf wants from a copy
+ * of the filter in each probe of the event (struct tu_wants), under RCU:
+ * no lock, nothing written that other CPUs share.
  *	scratch->lock		one CPU's scratch page, for one hit at a time;
  *				only tried, with no other lock held
  */
@@ -57,6 +61,8 @@
 #include <linux/filter.h>
 #include <linux/namei.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/task.h>
 #include <linux/security.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -104,8 +110,22 @@ struct trace_uprobe {
 	struct uprobe_consumer	consumer;
 	struct uprobe		*uprobe;
 	unsigned long __percpu	*hits;
+	struct tu_wants __rcu	*wants;
 	struct dyn_event	devent;
 	struct trace_probe	tp;
+};
+
+/*
+ * Whom the perf events of an event want, as of the last open or close of
+ * one: every process (a CPU-wide event), or the processes of @tasks,
+ * whose references the copy holds until a grace period after it is
+ * replaced.
+ */
+struct tu_wants {
+	struct rcu_head		rcu;
+	bool			systemwide;
+	unsigned int		nr_tasks;
+	struct task_struct	*tasks[] __counted_by(nr_tasks);
 };
 
 /* The place of a definition, while it is parsed. */
@@ -557,7 +577,38 @@ static bool tu_filter_wants(struct trace_uprobe_filter *filter, struct mm_struct
  */
 static bool tu_wanted(struct trace_uprobe *tu, unsigned int flags, struct mm_struct *mm)
 {
-	return (flags & TP_FLAG_TRACE) || tu_filter_wants(tu_filter(tu), mm, NULL);
+	struct tu_wants *wants;
+	bool wanted = false;
+	unsigned int i;
+
+	if (flags & TP_FLAG_TRACE)
+		return true;
+	rcu_read_lock();
+	wants = rcu_dereference(tu->wants);
+	if (wants) {
+		wanted = wants->systemwide;
+		for (i = 0; i < wants->nr_tasks && !wanted; i++)
+			wanted = READ_ONCE(wants->tasks[i]->mm) == mm;
+	}
+	rcu_read_unlock();
+	/* No copy (no perf event yet, or no memory for it): the filter. */
+	return wants ? wanted : tu_filter_wants(tu_filter(tu), mm, NULL);
+}
+
+static void tu_wants_free_rcu(struct rcu_head *head)
+{
+	struct tu_wants *wants = container_of(head, struct tu_wants, rcu);
+	unsigned int i;
+
+	for (i = 0; i < wants->nr_tasks; i++)
+		put_task_struct(wants->tasks[i]);
+	kfree(wants);
+}
+
+static void tu_wants_free(struct tu_wants *wants)
+{
+	if (wants)
+		call_rcu(&wants->rcu, tu_wants_free_rcu);
 }
 
 static bool tu_consumer_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
@@ -802,6 +853,39 @@ static int tu_disable(struct trace_event_call *call, struct trace_event_file *fi
 }
 
 #ifdef CONFIG_PERF_EVENTS
+/* A copy of @filter for the hit path, or NULL when memory is short. */
+static struct tu_wants *tu_wants_copy(struct trace_uprobe_filter *filter)
+{
+	struct tu_wants *wants;
+	struct perf_event *event;
+	unsigned int nr = 0;
+
+	lockdep_assert_held(&event_mutex);
+	list_for_each_entry(event, &filter->perf_events, hw.tp_list)
+		nr++;
+	wants = kzalloc(struct_size(wants, tasks, nr), GFP_KERNEL);
+	if (!wants)
+		return NULL;
+	wants->systemwide = filter->nr_systemwide;
+	list_for_each_entry(event, &filter->perf_events, hw.tp_list)
+		wants->tasks[wants->nr_tasks++] = get_task_struct(event->hw.target);
+	return wants;
+}
+
+/* Gives every probe of the event of @tp a copy of its filter as it is now. */
+static void tu_wants_update(struct trace_probe *tp)
+{
+	struct trace_uprobe_filter *filter = tp->event->filter;
+	struct trace_probe *pos;
+	struct trace_uprobe *tu;
+
+	list_for_each_entry(pos, &tp->event->probes, list) {
+		tu = container_of(pos, struct trace_uprobe, tp);
+		tu_wants_free(rcu_replace_pointer(tu->wants, tu_wants_copy(filter),
+						  lockdep_is_held(&event_mutex)));
+	}
+}
+
 /*
  * Whether @filter's events other than @event already want what @event
  * wants: every process, or the process of its task.
@@ -815,9 +899,11 @@ static bool tu_filter_covers(struct trace_uprobe_filter *filter, struct perf_eve
 	return tu_filter_wants(filter, mm, event);
 }
 
-/* Puts @event into @filter (@in) or takes it out. */
-static void tu_filter_set(struct trace_uprobe_filter *filter, struct perf_event *event, bool in)
+/* Puts @event into the filter of @tp's event (@in) or takes it out. */
+static void tu_filter_set(struct trace_probe *tp, struct perf_event *event, bool in)
 {
+	struct trace_uprobe_filter *filter = tp->event->filter;
+
 	write_lock(&filter->rwlock);
 	if (!event->hw.target)
 		filter->nr_systemwide += in ? 1 : -1;
@@ -826,6 +912,7 @@ static void tu_filter_set(struct trace_uprobe_filter *filter, struct perf_event 
 	else
 		list_del(&event->hw.tp_list);
 	write_unlock(&filter->rwlock);
+	tu_wants_update(tp);
 }
 
 /*
@@ -844,13 +931,13 @@ static int tu_perf_open(struct trace_event_call *call, struct perf_event *event)
 		return -ENODEV;
 	filter = tp->event->filter;
 	covered = tu_filter_covers(filter, event);
-	tu_filter_set(filter, event, true);
+	tu_filter_set(tp, event, true);
 	if (covered || trace_probe_test_flag(tp, TP_FLAG_TRACE))
 		return 0;
 	ret = tu_apply_event(tp, true);
 	if (!ret)
 		return 0;
-	tu_filter_set(filter, event, false);
+	tu_filter_set(tp, event, false);
 	tu_apply_event(tp, false);
 	return ret;
 }
@@ -865,7 +952,7 @@ static int tu_perf_close(struct trace_event_call *call, struct perf_event *event
 	if (WARN_ON_ONCE(!tp))
 		return -ENODEV;
 	filter = tp->event->filter;
-	tu_filter_set(filter, event, false);
+	tu_filter_set(tp, event, false);
 	if (!tu_filter_covers(filter, event) && !trace_probe_test_flag(tp, TP_FLAG_TRACE))
 		tu_apply_event(tp, false);
 	return 0;
@@ -992,6 +1079,7 @@ static void free_trace_uprobe(struct trace_uprobe *tu)
 		return;
 	path_put(&tu->path);
 	kfree(tu->filename);
+	tu_wants_free(rcu_dereference_protected(tu->wants, true));
 	trace_probe_cleanup(&tu->tp);
 	free_percpu(tu->hits);
 	kfree(tu);
