@@ -30,6 +30,7 @@ suites=(
 	"uprobe_sample      ./uprobe_sample"
 	"uprobe_signals     ./uprobe_signals"
 	"uprobe_jump        ./uprobe_jump"
+	"uprobe_sandbox     ./uprobe_sandbox"
 	"uprobe_fuzz        ./uprobe_fuzz"
 	"ftracetest         $here/ftracetest-tap.sh"
 	"perf_probe         ./perf_probe.sh"
