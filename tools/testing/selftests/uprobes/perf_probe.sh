@@ -4,7 +4,9 @@
 # perf_probe.sh: the real perf tool on uprobes.  `perf probe -x` defines an
 # entry probe with arguments from DWARF and a %return probe with $retval;
 # `perf stat` counts hits exactly and `perf record`/`perf script` show the
-# recorded values.
+# recorded values.  `perf record -g` on a function that starts with a
+# 5-byte nop (a jump to a stub on ours from the second hit) records the
+# same user callchain at every hit, with no [uprobes] address in it.
 set -u
 # shellcheck source=tools/testing/selftests/uprobes/peer_lib.sh
 . "$(dirname "$0")/peer_lib.sh"
@@ -19,7 +21,7 @@ cleanup() {
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 7
+ktap_set_plan 10
 cleanup
 
 perf probe -q -x "$target" 'peer_add a b' 2>&1 | sed 's/^/# /'
@@ -49,4 +51,16 @@ sum=$(echo "$script" | sed -n 's/.*peer_add__return.* arg1=\(0x[0-9a-f]*\).*/\1/
 expect "perf script shows every return value" "$((3 * $(nth_sum 10)))" "$sum"
 expect "perf script shows one return per entry" \
 	"$(echo "$script" | grep -c 'peer_add:')" "$(echo "$script" | grep -c 'peer_add__return:')"
+
+# peer_jump is asm, with no DWARF: probed by its address.
+addr=0x$(nm "$target" | awk '$3 == "peer_jump" { print $1 }')
+perf probe -q -x "$target" -a "peer_jump=$addr" 2>&1 | sed 's/^/# /'
+perf record -q -g -o "$data" -e "$group:peer_jump" -- "$target" 10 >/dev/null 2>&1
+chains=$(perf script -i "$data" -F ip,sym,dso 2>/dev/null)
+echo "$chains" | head -n 3 | sed 's/^/# /'
+expect "perf record -g samples every call of a jumped-to function" 10 \
+	"$(echo "$chains" | grep -c ' peer_jump (')"
+expect "its callchain is the same at every hit" 1 \
+	"$(echo "$chains" | awk -v RS= '{ gsub(/[ \t\n]+/, " "); print }' | sort -u | wc -l)"
+expect "no callchain shows a [uprobes] address" 0 "$(echo "$chains" | grep -c '\[uprobes\]')"
 ktap_finished

@@ -12,6 +12,7 @@
  * what it computes unprobed, with every register, the flags and the red
  * zone intact; each call is one hit, under a signal storm too, and in a
  * forked child, and while the probe comes and goes under threads that hit
+ * it, and in children forked and vforked while another thread hits
  * it; a debugger that single-steps over the probe sees the
  * instruction done in one step, and never an address in [uprobes].  What
  * only ours does: the jump is really there after the
@@ -493,6 +494,49 @@ TEST_F(jump, forked_child)
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("child status %#x", status);
 	EXPECT_EQ(CALLS, run(t, CALLS));
+	EXPECT_EQ(2 * CALLS, perf_count(self->fd));
+}
+
+#define FORK_ROUNDS	20
+
+/* A child of fork() or vfork() that calls @t: exits 0 if all went right. */
+static pid_t call_in_child(const struct target *t, bool shares_mm)
+{
+	pid_t pid = shares_mm ? vfork() : fork();
+
+	if (!pid)
+		_exit(run(t, 100) == 100 ? 0 : 1);
+	return pid;
+}
+
+/*
+ * While another thread calls the probed code, this one forks and vforks
+ * children that call it too (a vforked child runs in this mm, on this
+ * thread's stack): every child and every call computes right, and this
+ * thread's own calls are each one hit.
+ */
+TEST_F(jump, fork_and_vfork_while_a_thread_hits)
+{
+	struct churn c = { .t = &variant->t };
+	int i, status, bad = 0;
+	pid_t pid;
+
+	self->fd = probe(_metadata, variant->t.probe_at);
+	ASSERT_EQ(CALLS, run(&variant->t, CALLS));
+	__atomic_store_n(&churn_done, 0, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pthread_create(&c.thread, NULL, churn_worker, &c));
+	for (i = 0; i < 2 * FORK_ROUNDS; i++) {
+		pid = call_in_child(&variant->t, i % 2);
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+	}
+	__atomic_store_n(&churn_done, 1, __ATOMIC_RELEASE);
+	pthread_join(c.thread, NULL);
+	TH_LOG("%ld calls by the other thread", c.calls);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, c.wrong);
+	EXPECT_EQ(CALLS, run(&variant->t, CALLS));
 	EXPECT_EQ(2 * CALLS, perf_count(self->fd));
 }
 
