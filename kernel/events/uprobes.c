@@ -73,6 +73,7 @@
 
 #include <linux/highmem.h>
 #include <linux/kdebug.h>
+#include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/pagemap.h>
@@ -87,6 +88,7 @@
 #include <linux/srcu.h>
 #include <linux/task_work.h>
 #include <linux/uprobes.h>
+#include <linux/workqueue.h>
 
 #define UPROBES_HASH_BITS	10
 #define XOL_SLOTS		(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
@@ -120,6 +122,7 @@ enum uprobe_insn_state {
  * @inode: the probed file (a reference is held)
  * @offset: the probed offset in @inode
  * @ref_ctr_offset: the SDT semaphore's offset in @inode, or 0
+ * @free_node: in uprobes_to_free, after the last put
  * @rcu: frees the probe after the RCU readers of the tables
  * @arch: the analysed instruction
  */
@@ -135,6 +138,7 @@ struct uprobe {
 	struct inode *inode;
 	loff_t offset;
 	loff_t ref_ctr_offset;
+	struct llist_node free_node;
 	struct rcu_head rcu;
 	struct arch_uprobe arch;
 };
@@ -246,22 +250,36 @@ static struct uprobe *try_get_uprobe(struct uprobe *uprobe)
 	return refcount_inc_not_zero(&uprobe->ref) ? uprobe : NULL;
 }
 
-static void free_uprobe_srcu(struct rcu_head *head)
+/*
+ * Probes whose last reference went, freed after the hits under
+ * uprobes_srcu, then after the readers of the tables under RCU.  The wait
+ * for the hits is expedited, and one for every probe freed meanwhile:
+ * a normal grace period started by call_srcu() would hold up the
+ * expedited ones of uprobe_unregister_sync(), which tracers call at each
+ * close of an event.
+ */
+static LLIST_HEAD(uprobes_to_free);
+
+static void free_uprobes(struct work_struct *work)
 {
-	kfree_rcu(container_of(head, struct uprobe, rcu), rcu);
+	struct llist_node *list = llist_del_all(&uprobes_to_free);
+	struct uprobe *uprobe, *next;
+
+	synchronize_srcu_expedited(&uprobes_srcu);
+	llist_for_each_entry_safe(uprobe, next, list, free_node)
+		kfree_rcu(uprobe, rcu);
 }
 
-/*
- * The last put frees the probe after the hits under uprobes_srcu, then
- * after the readers of the tables under RCU.  The inode goes at once:
- * a hit only compares it.
- */
+static DECLARE_WORK(free_uprobes_work, free_uprobes);
+
+/* The inode goes at once: a hit only compares it. */
 static void put_uprobe(struct uprobe *uprobe)
 {
 	if (!refcount_dec_and_test(&uprobe->ref))
 		return;
 	iput(uprobe->inode);
-	call_srcu(&uprobes_srcu, &uprobe->rcu, free_uprobe_srcu);
+	if (llist_add(&uprobe->free_node, &uprobes_to_free))
+		schedule_work(&free_uprobes_work);
 }
 
 /* The probe at (@inode, @offset) with a reference, or NULL. */
