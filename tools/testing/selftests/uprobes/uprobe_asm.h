@@ -57,4 +57,11 @@ long jump_subrsp(long x);
 long jump_fs(long x);
 extern const unsigned char jump_redzone_insn[], jump_regs_insn[], jump_jcc_insn[];
 
+/*
+ * uprobe_sandbox.c: sandbox_nop5(x) = x + 1 after a 5-byte nop (a jump to a
+ * stub on ours), sandbox_nop1(x) = x + 1 after a 1-byte one (the breakpoint).
+ */
+long sandbox_nop5(long x);
+long sandbox_nop1(long x);
+
 #endif

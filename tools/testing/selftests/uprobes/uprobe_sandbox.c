@@ -27,6 +27,7 @@
 #include <linux/seccomp.h>
 
 #include "../kselftest_harness.h"
+#include "uprobe_asm.h"
 #include "uprobe_util.h"
 
 #define CALLS	500
@@ -48,9 +49,6 @@ asm(".pushsection .text\n"
 	".size sandbox_nop1, .-sandbox_nop1\n"
 	".popsection\n");
 
-long sandbox_nop5(long x);
-long sandbox_nop1(long x);
-
 enum confinement {
 	STRICT,
 	FILTER,
@@ -70,7 +68,7 @@ static int confine_by_filter(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+	struct sock_fprog prog = { .len = ARRAY_SIZE(code), .filter = code };
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -1;
@@ -82,8 +80,7 @@ static int confine_by_filter(void)
  * times, writes the sum to @res and exits by the raw exit syscall, which
  * strict mode allows (glibc's _exit() is exit_group).
  */
-static void __attribute__((noreturn)) child(long (*fn)(long), enum confinement how,
-					     int go, int res)
+static void __noreturn child(long (*fn)(long x), enum confinement how, int go, int res)
 {
 	long sum = 0, i;
 	char c;
@@ -114,7 +111,7 @@ FIXTURE(sandbox) {
 };
 
 FIXTURE_VARIANT(sandbox) {
-	long (*fn)(long);
+	long (*fn)(long x);
 	enum confinement how;
 };
 
