@@ -61,7 +61,8 @@ bench_rip:
 	.globl	bench_nop5
 	.type	bench_nop5, @function
 bench_nop5:
-	nopl	0x0(%rax,%rax,1)
+	/* nopl 0x0(%rax,%rax,1) with its disp8: as makes it 4 bytes without. */
+	.byte	0x0f, 0x1f, 0x44, 0x00, 0x00
 	ret
 	.size	bench_nop5, .-bench_nop5
 
