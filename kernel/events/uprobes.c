@@ -282,21 +282,31 @@ static void put_uprobe(struct uprobe *uprobe)
 		schedule_work(&free_uprobes_work);
 }
 
+/*
+ * The probe at (@inode, @offset) that still has references, or NULL;
+ * with one more for the caller if @get.  The caller holds rcu_read_lock().
+ */
+static struct uprobe *lookup_uprobe(struct inode *inode, loff_t offset, bool get)
+{
+	struct uprobe *uprobe;
+
+	hlist_for_each_entry_rcu(uprobe, addr_bucket(inode, offset), addr_node) {
+		if (uprobe->inode == inode && uprobe->offset == offset &&
+		    (get ? refcount_inc_not_zero(&uprobe->ref) : refcount_read(&uprobe->ref)))
+			return uprobe;
+	}
+	return NULL;
+}
+
 /* The probe at (@inode, @offset) with a reference, or NULL. */
 static struct uprobe *find_uprobe(struct inode *inode, loff_t offset)
 {
 	struct uprobe *uprobe;
 
 	rcu_read_lock();
-	hlist_for_each_entry_rcu(uprobe, addr_bucket(inode, offset), addr_node) {
-		if (uprobe->inode == inode && uprobe->offset == offset &&
-		    refcount_inc_not_zero(&uprobe->ref)) {
-			rcu_read_unlock();
-			return uprobe;
-		}
-	}
+	uprobe = lookup_uprobe(inode, offset, true);
 	rcu_read_unlock();
-	return NULL;
+	return uprobe;
 }
 
 /*
@@ -306,19 +316,13 @@ static struct uprobe *find_uprobe(struct inode *inode, loff_t offset)
  */
 static struct uprobe *find_uprobe_srcu(struct inode *inode, loff_t offset)
 {
-	struct uprobe *uprobe, *found = NULL;
+	struct uprobe *uprobe;
 
 	RCU_LOCKDEP_WARN(!srcu_read_lock_held(&uprobes_srcu), "a hit without uprobes_srcu");
 	rcu_read_lock();
-	hlist_for_each_entry_rcu(uprobe, addr_bucket(inode, offset), addr_node) {
-		if (uprobe->inode == inode && uprobe->offset == offset &&
-		    refcount_read(&uprobe->ref)) {
-			found = uprobe;
-			break;
-		}
-	}
+	uprobe = lookup_uprobe(inode, offset, false);
 	rcu_read_unlock();
-	return found;
+	return uprobe;
 }
 
 static bool uprobe_is_live(struct uprobe *uprobe)
@@ -492,19 +496,24 @@ static unsigned long offset_to_vaddr(struct vm_area_struct *vma, loff_t offset)
 }
 
 /*
- * Whether @vma may hold breakpoints: a private mapping of a file.  Arming
- * also wants it executable; disarming looks at every such mapping, since
- * mprotect() may have taken the exec bit away from an armed one.
+ * Whether a mapping of a file with @flags may hold breakpoints: a private
+ * one.  Arming also wants it executable; disarming looks at every such
+ * mapping, since mprotect() may have taken the exec bit away from an
+ * armed one.
  */
+static bool valid_vm_flags(vm_flags_t flags, bool arming)
+{
+	vm_flags_t bad = VM_HUGETLB | VM_MAYSHARE;
+
+	if (arming)
+		return (flags & (bad | VM_EXEC)) == VM_EXEC;
+	return !(flags & bad);
+}
+
+/* Whether @vma may hold breakpoints: a mapping of a file, valid_vm_flags(). */
 static bool valid_vma(struct vm_area_struct *vma, bool arming)
 {
-	vm_flags_t flags = VM_HUGETLB | VM_MAYSHARE;
-
-	if (!vma->vm_file)
-		return false;
-	if (arming)
-		return (vma->vm_flags & (flags | VM_EXEC)) == VM_EXEC;
-	return !(vma->vm_flags & flags);
+	return vma->vm_file && valid_vm_flags(vma->vm_flags, arming);
 }
 
 /*
@@ -2304,12 +2313,15 @@ void uprobe_handle_trampoline(struct pt_regs *regs)
  * Hits
  */
 
-/* The probe at @vaddr of @vma, if it is a mapping a probe can be hit in. */
+/*
+ * The probe at @vaddr of @vma, if it is a mapping a probe can be hit in.
+ * The VMA may be read without mmap_lock: each field is read once.
+ */
 static struct uprobe *find_vma_uprobe(struct vm_area_struct *vma, unsigned long vaddr)
 {
 	struct file *file = READ_ONCE(vma->vm_file);
 
-	if (!file || (READ_ONCE(vma->vm_flags) & (VM_HUGETLB | VM_MAYSHARE)))
+	if (!file || !valid_vm_flags(READ_ONCE(vma->vm_flags), false))
 		return NULL;
 	return find_uprobe_srcu(file_inode(file), vaddr_to_offset(vma, vaddr));
 }

@@ -1333,17 +1333,13 @@ fault:
 	return false;
 }
 
-/**
- * arch_uprobe_stub_enter - put back what a stub saved before its syscall
- * @regs: the registers at the syscall of a stub
- *
- * The registers become what they were at the probed instruction, but for
- * the ip, which the core sets.  orig_ax = -1: this is no syscall to
- * restart.  A stack that cannot be read back gets the task SIGSEGV.
- *
- * Return: false if it could not be read.
+/*
+ * Puts back the rax, rcx and r11 that the trampoline or a stub pushed at
+ * the stack pointer before its syscall, and pops them; orig_ax = -1: this
+ * is no syscall to restart.  A stack that cannot be read back gets the
+ * task SIGSEGV.  False then, with @regs unchanged.
  */
-bool arch_uprobe_stub_enter(struct pt_regs *regs)
+static bool uprobe_pop_saved(struct pt_regs *regs)
 {
 	struct uprobe_tramp_frame __user *frame = (void __user *)regs->sp;
 	unsigned long r11, cx, ax;
@@ -1358,7 +1354,7 @@ bool arch_uprobe_stub_enter(struct pt_regs *regs)
 	regs->r11 = r11;
 	regs->cx = cx;
 	regs->ax = ax;
-	regs->sp += sizeof(*frame) + UPROBE_RED_ZONE;
+	regs->sp += sizeof(*frame);
 	regs->orig_ax = -1;
 	return true;
 
@@ -1367,6 +1363,25 @@ fault_end:
 fault:
 	force_sig(SIGSEGV);
 	return false;
+}
+
+/**
+ * arch_uprobe_stub_enter - put back what a stub saved before its syscall
+ * @regs: the registers at the syscall of a stub
+ *
+ * The registers become what they were at the probed instruction, but for
+ * the ip, which the core sets: what the stub saved is popped
+ * (uprobe_pop_saved()), then the stack pointer goes back above the red
+ * zone.
+ *
+ * Return: false if the stack could not be read (the task gets SIGSEGV).
+ */
+bool arch_uprobe_stub_enter(struct pt_regs *regs)
+{
+	if (!uprobe_pop_saved(regs))
+		return false;
+	regs->sp += UPROBE_RED_ZONE;
+	return true;
 }
 
 /*
@@ -1513,22 +1528,14 @@ SYSCALL_DEFINE0(uretprobe)
 {
 	struct pt_regs *regs = current_pt_regs();
 	unsigned long tramp = uprobe_get_trampoline_vaddr();
-	struct uprobe_tramp_frame frame;
 
 	if (tramp == -1UL || regs->ip != tramp + UPROBE_TRAMP_SYSCALL_END) {
 		force_sig(SIGILL);
 		return -1;
 	}
-	if (copy_from_user(&frame, (void __user *)regs->sp, sizeof(frame))) {
-		force_sig(SIGSEGV);
+	if (!uprobe_pop_saved(regs))
 		return -1;
-	}
-	regs->r11 = frame.r11;
-	regs->cx = frame.cx;
-	regs->ax = frame.ax;
-	regs->sp += sizeof(frame);
 	regs->ip = tramp;
-	regs->orig_ax = -1;
 
 	uprobe_handle_trampoline(regs);
 	return regs->ax;
