@@ -48,12 +48,12 @@
  *	      filter->rwlock	the perf events of an event; read by the
  *				open and close of others, never held across
  *				a call into the core
+ *	scratch->lock		one CPU's scratch page, for one hit at a time;
+ *				only tried, with no other lock held
  *
  * The hit path and the core's filter() read whom perf wants from a copy
  * of the filter in each probe of the event (struct tu_wants), under RCU:
  * no lock, nothing written that other CPUs share.
- *	scratch->lock		one CPU's scratch page, for one hit at a time;
- *				only tried, with no other lock held
  */
 #define pr_fmt(fmt)	"trace_uprobe: " fmt
 
