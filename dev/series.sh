@@ -35,12 +35,14 @@ git_ add -A
 git_ commit -q --allow-empty -m "base: linux-source-6.12 $version"
 
 # commit_part SUBJECT BODY PATCHES PATH...: a commit of the PATHs as they
-# are in `ours`, and of the patches named (space-separated) in PATCHES.
+# are in `ours` (a -PATH of overlay.list: removed), and of the patches
+# named (space-separated) in PATCHES.
 commit_part() {
 	local subject=$1 body=$2 patches=$3
 	shift 3
 	local path patch
 	for path in "$@"; do
+		path=${path#-}
 		rm -rf "${repo:?}/$path"
 		if [ -e "$ours/$path" ]; then
 			mkdir -p "$repo/$(dirname "$path")"
@@ -84,7 +86,9 @@ done < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$top/overlay.list")
 
 rm -rf "$out"
 mkdir -p "$out"
-git_ format-patch -q -o "$out" "$(git_ rev-list --max-parents=0 HEAD)..HEAD"
+# A removed file of the base shows as its header only (-D): the series
+# carries no text of the base's uprobes implementation.
+git_ format-patch -q -D -o "$out" "$(git_ rev-list --max-parents=0 HEAD)..HEAD"
 echo "  SERIES  $(ls "$out" | wc -l) patches in $out (base $version)"
 "$base/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types "$out"/*.patch
 echo "  SERIES  checkpatch --strict: clean"

@@ -4,7 +4,8 @@
 # Prepares out/src/KERNEL from Debian's linux-source-6.12 tarball.
 #   upstream: the untouched base.
 #   ours:     the base, with patches/*.patch applied and every path of
-#             overlay.list copied in from this repo (replacing the base's).
+#             overlay.list copied in from this repo (replacing the base's);
+#             a path written -PATH there is the base's, removed from ours.
 #   wip:      ours, plus the paths of overlay-wip.list: replacements that
 #             are committed but do not pass the tests yet.
 #   mutant:   ours, plus MUTANT_PATCH (dev/mutants/) applied last: it breaks
@@ -40,10 +41,17 @@ unpack_base() {
 }
 
 # The paths of the overlay lists: each line has paths separated by spaces,
-# a tab, and the subject of its commit in the patch series.
+# a tab, and the subject of its commit in the patch series.  A path
+# written -PATH is a file of the base that ours removes.
 overlay_lists=("$top/overlay.list")
-overlay_paths() {
+overlay_entries() {
 	grep -h -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "${overlay_lists[@]}" | cut -f1 | tr ' ' '\n'
+}
+overlay_paths() {
+	overlay_entries | grep -v '^-' || true
+}
+removed_paths() {
+	overlay_entries | sed -n 's/^-//p'
 }
 
 # Build in $1 the files of `ours` that differ from the base.
@@ -64,8 +72,9 @@ stage_changes() {
 	done < <(overlay_paths)
 }
 
-# Make tree $2 hold the staged files, touching only what changed, and put
-# back the base's version of files no longer staged.
+# Make tree $2 hold the staged files, touching only what changed, remove
+# the base's files that ours removes, and put back the base's version of
+# files no longer staged or removed.  The manifest lists both kinds.
 sync_changes() {
 	local stage=$1 tree=$src/$2 manifest=$src/$2.manifest path
 	(cd "$stage" && find . -type f | sed 's#^\./##' | sort) >"$stage.list"
@@ -74,6 +83,12 @@ sync_changes() {
 		mkdir -p "$(dirname "$tree/$path")"
 		cp "$stage/$path" "$tree/$path"
 	done <"$stage.list"
+	while read -r path; do
+		[ -e "$base/$path" ] || { echo "overlay.list: -$path: not in the base" >&2; exit 1; }
+		rm -f "$tree/$path"
+		echo "$path" >>"$stage.list"
+	done < <(removed_paths)
+	sort -o "$stage.list" "$stage.list"
 	touch "$manifest"
 	while read -r path; do
 		if [ -e "$base/$path" ]; then

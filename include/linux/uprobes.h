@@ -14,7 +14,7 @@
  *
  * The first half of this file is the contract with the rest of the
  * kernel; the second half, under CONFIG_UPROBES, is the interface between
- * the generic core (kernel/events/uprobes.c) and the architecture.
+ * the generic core (kernel/events/uprobes/) and the architecture.
  */
 
 #include <linux/err.h>

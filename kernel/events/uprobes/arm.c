@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uprobes core, arming: breakpoints written into the probed processes'
+ * own copies of the text (never the page cache), the SDT counters that
+ * count the mms a probe is armed in, the walks over every mapping of a
+ * probed file, and the hooks that arm new mappings and keep fork from
+ * missing a walk.  Every write of text holds the mm's mmap_lock for
+ * writing; see core.c for the lock order.
+ */
+
+#include "internal.h"
+
+/*
+ * An SDT counter that could not be incremented when its probe was armed
+ * in @mm, because the counter's page was not mapped yet (delayed_lock).
+ */
+struct delayed_ref_ctr {
+	struct list_head node;
+	struct uprobe *uprobe;
+	struct mm_struct *mm;
+};
+
+static DEFINE_MUTEX(delayed_lock);
+static LIST_HEAD(delayed_ref_ctrs);
+DEFINE_STATIC_PERCPU_RWSEM(dup_mmap_sem);
+
+/* ---------------------------------------------------------------------
+ * Writing a probed process's memory
+ */
+
+/*
+ * Whether a mapping of a file with @flags may hold breakpoints: a private
+ * one.  Arming also wants it executable; disarming looks at every such
+ * mapping, since mprotect() may have taken the exec bit away from an
+ * armed one.
+ */
+bool valid_vm_flags(vm_flags_t flags, bool arming)
+{
+	vm_flags_t bad = VM_HUGETLB | VM_MAYSHARE;
+
+	if (arming)
+		return (flags & (bad | VM_EXEC)) == VM_EXEC;
+	return !(flags & bad);
+}
+
+/* Whether @vma may hold breakpoints: a mapping of a file, valid_vm_flags(). */
+bool valid_vma(struct vm_area_struct *vma, bool arming)
+{
+	return vma->vm_file && valid_vm_flags(vma->vm_flags, arming);
+}
+
+/*
+ * The page at @vaddr in @mm, for writing when @write: a write breaks
+ * copy-on-write, so the page is then this mm's own.
+ */
+static struct page *get_mm_page(struct mm_struct *mm, unsigned long vaddr, bool write)
+{
+	unsigned int flags = FOLL_FORCE | (write ? FOLL_WRITE : 0);
+	struct page *page;
+	long got;
+
+	lockdep_assert_held(&mm->mmap_lock);
+
+	got = get_user_pages_remote(mm, vaddr, 1, flags, &page, NULL);
+	if (got != 1)
+		return ERR_PTR(got < 0 ? got : -EFAULT);
+	return page;
+}
+
+/*
+ * Reads @len bytes at @vaddr of @mm; *@copy (if not NULL) tells whether
+ * they come from the mm's own copy of the page rather than the file's.
+ */
+int read_mm_bytes(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len,
+		  bool *copy)
+{
+	struct page *page = get_mm_page(mm, vaddr, false);
+	void *kaddr;
+
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	kaddr = kmap_local_page(page);
+	memcpy(buf, kaddr + offset_in_page(vaddr), len);
+	kunmap_local(kaddr);
+	if (copy)
+		*copy = PageAnon(page);
+	put_page(page);
+	return 0;
+}
+
+/* Writes @len bytes at @vaddr of @mm, in the mm's own copy of the page. */
+int write_mm_bytes(struct mm_struct *mm, unsigned long vaddr, const void *buf,
+		   size_t len)
+{
+	struct page *page = get_mm_page(mm, vaddr, true);
+	void *kaddr;
+
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	kaddr = kmap_local_page(page);
+	memcpy(kaddr + offset_in_page(vaddr), buf, len);
+	kunmap_local(kaddr);
+	set_page_dirty_lock(page);
+	put_page(page);
+	return 0;
+}
+
+/*
+ * After a breakpoint was taken out of the page at @vaddr: when the page is
+ * the mm's copy and holds nothing but the file's content, drop the copy,
+ * so that the mm maps the file's page again and the memory is given back.
+ */
+static void drop_page_copy(struct vm_area_struct *vma, unsigned long vaddr)
+{
+	pgoff_t index = vma->vm_pgoff + ((vaddr - vma->vm_start) >> PAGE_SHIFT);
+	struct page *page;
+	struct folio *folio;
+	void *mine, *theirs;
+	bool same;
+
+	if (vma->vm_flags & VM_WRITE)
+		return;
+	page = get_mm_page(vma->vm_mm, vaddr, false);
+	if (IS_ERR(page))
+		return;
+	folio = get_file_folio(vma->vm_file->f_mapping, index, vma->vm_file);
+	if (!folio || !PageAnon(page)) {
+		if (folio)
+			folio_put(folio);
+		put_page(page);
+		return;
+	}
+	mine = kmap_local_page(page);
+	theirs = kmap_local_folio(folio, offset_in_folio(folio, (loff_t)index << PAGE_SHIFT));
+	same = !memcmp(mine, theirs, PAGE_SIZE);
+	kunmap_local(theirs);
+	kunmap_local(mine);
+	folio_put(folio);
+	put_page(page);
+	if (same)
+		zap_page_range_single(vma, vaddr & PAGE_MASK, PAGE_SIZE, NULL);
+}
+
+/* ---------------------------------------------------------------------
+ * SDT counters (ref_ctr_offset): one increment per mm the probe is armed in
+ */
+
+/* Whether @vma maps file offset @offset of @inode. */
+bool vma_maps(struct vm_area_struct *vma, struct inode *inode, loff_t offset)
+{
+	return vma->vm_file && file_inode(vma->vm_file) == inode &&
+	       offset >= vaddr_to_offset(vma, vma->vm_start) &&
+	       offset < vaddr_to_offset(vma, vma->vm_end);
+}
+
+/*
+ * Whether @vma is where the program keeps the SDT counter at file offset
+ * @offset of @inode: a private writable mapping of it.  A loader maps a
+ * library whole and read-only first, then its segments over that: the
+ * counter is in the data segment, not in that first mapping.
+ */
+static bool ref_ctr_vma(struct vm_area_struct *vma, struct inode *inode, loff_t offset)
+{
+	return vma_maps(vma, inode, offset) &&
+	       (vma->vm_flags & (VM_WRITE | VM_MAYSHARE)) == VM_WRITE;
+}
+
+/* The mapping of @uprobe's file in @mm that holds its counter, or NULL. */
+static struct vm_area_struct *find_ref_ctr_vma(struct uprobe *uprobe,
+					       struct mm_struct *mm)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+
+	for_each_vma(vmi, vma)
+		if (ref_ctr_vma(vma, uprobe->inode, uprobe->ref_ctr_offset))
+			return vma;
+	return NULL;
+}
+
+/* Adds @d to the counter at @vaddr of @mm, in the mm's own copy of the page. */
+static int add_to_ref_ctr(struct mm_struct *mm, unsigned long vaddr, short d)
+{
+	struct page *page = get_mm_page(mm, vaddr, true);
+	short *count;
+	int err = 0;
+
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	count = kmap_local_page(page) + offset_in_page(vaddr);
+	if (*count + d < 0 || *count + d > SHRT_MAX)
+		err = -ERANGE;
+	else
+		*count += d;
+	kunmap_local(count);
+	if (!err)
+		set_page_dirty_lock(page);
+	put_page(page);
+	return err;
+}
+
+static struct delayed_ref_ctr *find_delayed(struct uprobe *uprobe, struct mm_struct *mm)
+{
+	struct delayed_ref_ctr *d;
+
+	lockdep_assert_held(&delayed_lock);
+
+	list_for_each_entry(d, &delayed_ref_ctrs, node)
+		if (d->uprobe == uprobe && d->mm == mm)
+			return d;
+	return NULL;
+}
+
+static void drop_delayed(struct delayed_ref_ctr *d)
+{
+	list_del(&d->node);
+	kfree(d);
+}
+
+/*
+ * Counts the probe's arming (@d = 1) or disarming (-1) in @mm.  A counter
+ * whose page is not mapped yet is counted when it is (uprobe_mmap()).
+ */
+static int update_ref_ctr(struct uprobe *uprobe, struct mm_struct *mm, short d)
+{
+	struct delayed_ref_ctr *delayed;
+	struct vm_area_struct *vma;
+	int err = 0;
+
+	if (!uprobe->ref_ctr_offset)
+		return 0;
+	mutex_lock(&delayed_lock);
+	delayed = find_delayed(uprobe, mm);
+	if (delayed) {
+		if (d < 0)
+			drop_delayed(delayed);
+		goto unlock;
+	}
+	vma = find_ref_ctr_vma(uprobe, mm);
+	if (vma) {
+		err = add_to_ref_ctr(mm, offset_to_vaddr(vma, uprobe->ref_ctr_offset), d);
+	} else if (d > 0) {
+		delayed = kzalloc(sizeof(*delayed), GFP_KERNEL);
+		if (!delayed) {
+			err = -ENOMEM;
+			goto unlock;
+		}
+		delayed->uprobe = uprobe;
+		delayed->mm = mm;
+		list_add(&delayed->node, &delayed_ref_ctrs);
+	}
+unlock:
+	mutex_unlock(&delayed_lock);
+	if (err)
+		pr_warn_ratelimited("uprobes: SDT counter of inode %lu at 0x%llx in pid %d: error %d\n",
+				    uprobe->inode->i_ino, uprobe->ref_ctr_offset,
+				    current->pid, err);
+	return err;
+}
+
+/* Counts the delayed counters that the new mapping @vma brings in. */
+static void apply_delayed_ref_ctrs(struct vm_area_struct *vma)
+{
+	struct delayed_ref_ctr *d, *tmp;
+	struct inode *inode = file_inode(vma->vm_file);
+
+	if (list_empty_careful(&delayed_ref_ctrs))
+		return;
+	mutex_lock(&delayed_lock);
+	list_for_each_entry_safe(d, tmp, &delayed_ref_ctrs, node) {
+		if (d->mm != vma->vm_mm || !ref_ctr_vma(vma, inode, d->uprobe->ref_ctr_offset))
+			continue;
+		add_to_ref_ctr(vma->vm_mm, offset_to_vaddr(vma, d->uprobe->ref_ctr_offset), 1);
+		drop_delayed(d);
+	}
+	mutex_unlock(&delayed_lock);
+}
+
+void drop_delayed_of_mm(struct mm_struct *mm)
+{
+	struct delayed_ref_ctr *d, *tmp;
+
+	if (list_empty_careful(&delayed_ref_ctrs))
+		return;
+	mutex_lock(&delayed_lock);
+	list_for_each_entry_safe(d, tmp, &delayed_ref_ctrs, node)
+		if (d->mm == mm)
+			drop_delayed(d);
+	mutex_unlock(&delayed_lock);
+}
+
+/* ---------------------------------------------------------------------
+ * Breakpoints
+ */
+
+/*
+ * Arms @uprobe at @vaddr of @vma.  Already armed there (a breakpoint is in
+ * place) is success: arming is idempotent, and counts the SDT counter
+ * only when it writes the breakpoint.
+ */
+static int install_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
+			      unsigned long vaddr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	uprobe_opcode_t swbp = UPROBE_SWBP_INSN, now;
+	int err;
+
+	mmap_assert_write_locked(mm);
+
+	if (arch_uprobe_is_ia32(mm))
+		return -EOPNOTSUPP;
+	err = prepare_insn(uprobe, vma->vm_file);
+	if (err)
+		return err;
+	err = read_mm_bytes(mm, vaddr, &now, sizeof(now), NULL);
+	if (err)
+		return err;
+	if (now == swbp || has_stub_jump(mm, vaddr))
+		return 0;
+	if (now != uprobe->arch.insn[0])
+		return -EBUSY;	/* the process changed its text there */
+	err = update_ref_ctr(uprobe, mm, 1);
+	if (err)
+		return err;
+	err = write_mm_bytes(mm, vaddr, &swbp, sizeof(swbp));
+	if (err) {
+		update_ref_ctr(uprobe, mm, -1);
+		return err;
+	}
+	set_bit(MMF_HAS_UPROBES, &mm->flags);
+	return 0;
+}
+
+/* Disarms @uprobe at @vaddr of @vma, if it is armed there. */
+static int remove_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
+			     unsigned long vaddr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	uprobe_opcode_t now;
+	bool copy;
+	int err;
+
+	mmap_assert_write_locked(mm);
+
+	/* Not READY: never armed.  READY: arch.insn holds the original byte. */
+	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
+		return 0;
+	err = take_jump_out(mm, vaddr, uprobe->arch.insn);
+	if (err)
+		return err;
+	err = read_mm_bytes(mm, vaddr, &now, sizeof(now), &copy);
+	if (err)
+		return err;
+	if (!copy || now != UPROBE_SWBP_INSN)
+		return 0;
+	err = write_mm_bytes(mm, vaddr, uprobe->arch.insn, 1);
+	if (err)
+		return err;
+	drop_page_copy(vma, vaddr);
+	update_ref_ctr(uprobe, mm, -1);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Arming and disarming in every process that maps the file
+ */
+
+/* One place to visit: @vaddr in @mm (an mm_users reference is held). */
+struct map_site {
+	struct mm_struct *mm;
+	unsigned long vaddr;
+};
+
+/*
+ * Lists in @sites (room for @max) the mappings of @uprobe's place that are
+ * valid for @arming; the number there are, which may exceed @max.
+ */
+static int collect_sites(struct uprobe *uprobe, bool arming, struct map_site *sites,
+			 int max)
+{
+	struct address_space *mapping = uprobe->inode->i_mapping;
+	pgoff_t pgoff = uprobe->offset >> PAGE_SHIFT;
+	struct vm_area_struct *vma;
+	int n = 0;
+
+	i_mmap_lock_read(mapping);
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
+		if (!valid_vma(vma, arming))
+			continue;
+		if (n < max) {
+			if (!mmget_not_zero(vma->vm_mm))
+				continue;
+			sites[n].mm = vma->vm_mm;
+			sites[n].vaddr = offset_to_vaddr(vma, uprobe->offset);
+		}
+		n++;
+	}
+	i_mmap_unlock_read(mapping);
+	return n;
+}
+
+static void put_sites(struct map_site *sites, int n)
+{
+	while (n--)
+		mmput(sites[n].mm);
+	kfree(sites);
+}
+
+/*
+ * The mappings of @uprobe's place, in a new array (*@sitesp) that the
+ * caller frees with put_sites(); their number, or -ENOMEM.  Nothing may be
+ * allocated under i_mmap_rwsem, so the array is sized first.
+ */
+static int list_sites(struct uprobe *uprobe, bool arming, struct map_site **sitesp)
+{
+	struct map_site *sites = NULL;
+	int max = 0, n;
+
+	for (;;) {
+		n = collect_sites(uprobe, arming, sites, max);
+		if (n <= max)
+			break;
+		put_sites(sites, max);
+		max = n + 4;
+		sites = kcalloc(max, sizeof(*sites), GFP_KERNEL);
+		if (!sites)
+			return -ENOMEM;
+	}
+	*sitesp = sites;
+	return n;
+}
+
+/* The mapping of @uprobe's place at @vaddr in @mm, if it is still there. */
+static struct vm_area_struct *site_vma(struct uprobe *uprobe, struct mm_struct *mm,
+				       unsigned long vaddr, bool arming)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
+
+	if (!vma || !valid_vma(vma, arming) || file_inode(vma->vm_file) != uprobe->inode ||
+	    vaddr_to_offset(vma, vaddr) != uprobe->offset)
+		return NULL;
+	return vma;
+}
+
+/*
+ * Arms @uprobe where @uc wants it (@uc non-NULL), or disarms it where no
+ * consumer wants it any more (@uc NULL), in every process mapping it.
+ */
+int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc)
+{
+	bool arming = !!uc;
+	struct map_site *sites;
+	struct vm_area_struct *vma;
+	int n, i, err = 0, one;
+
+	lockdep_assert_held_write(&uprobe->register_rwsem);
+
+	if (!mapping_mapped(uprobe->inode->i_mapping))
+		return 0;
+	percpu_down_write(&dup_mmap_sem);
+	n = list_sites(uprobe, arming, &sites);
+	if (n < 0) {
+		err = n;
+		goto unlock_dup;
+	}
+	for (i = 0; i < n; i++) {
+		struct mm_struct *mm = sites[i].mm;
+
+		mmap_write_lock(mm);
+		vma = site_vma(uprobe, mm, sites[i].vaddr, arming);
+		one = 0;
+		if (vma && arming && consumer_wants(uc, mm))
+			one = install_breakpoint(uprobe, vma, sites[i].vaddr);
+		else if (vma && !arming && !any_consumer_wants(uprobe, mm))
+			one = remove_breakpoint(uprobe, vma, sites[i].vaddr);
+		mmap_write_unlock(mm);
+		/* A process that cannot take the probe does not fail the rest. */
+		if (one && one != -EOPNOTSUPP && one != -EBUSY && !err)
+			err = one;
+	}
+	put_sites(sites, n);
+unlock_dup:
+	percpu_up_write(&dup_mmap_sem);
+	return err;
+}
+
+/* Disarms @uprobe in every vma of @mm where it is armed. */
+void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+
+	mmap_write_lock(mm);
+	for_each_vma(vmi, vma)
+		if (valid_vma(vma, false) && vma_maps(vma, uprobe->inode, uprobe->offset))
+			remove_breakpoint(uprobe, vma, offset_to_vaddr(vma, uprobe->offset));
+	mmap_write_unlock(mm);
+}
+
+/* ---------------------------------------------------------------------
+ * New mappings, fork, exec and exit
+ */
+
+/*
+ * Grows @list (of *@n probes, room for *@max) by @uprobe, with a
+ * reference; false when out of memory.
+ */
+static bool add_to_list(struct uprobe ***list, int *n, int *max, struct uprobe *uprobe)
+{
+	struct uprobe **bigger;
+
+	if (*n == *max) {
+		bigger = krealloc_array(*list, *max * 2 + 8, sizeof(**list), GFP_ATOMIC);
+		if (!bigger)
+			return false;
+		*list = bigger;
+		*max = *max * 2 + 8;
+	}
+	(*list)[(*n)++] = uprobe;
+	return true;
+}
+
+/* The probes of @vma's file in the range it maps, with references. */
+static int probes_in_vma(struct vm_area_struct *vma, struct uprobe ***list)
+{
+	struct inode *inode = file_inode(vma->vm_file);
+	struct uprobe *uprobe;
+	int n = 0, max = 0;
+
+	*list = NULL;
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(uprobe, inode_bucket(inode), inode_node) {
+		if (!vma_maps(vma, uprobe->inode, uprobe->offset) ||
+		    !refcount_inc_not_zero(&uprobe->ref))
+			continue;
+		if (!add_to_list(list, &n, &max, uprobe)) {
+			put_uprobe(uprobe);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/**
+ * uprobe_mmap - arm the probes a new mapping covers
+ * @vma: the new (or changed) mapping; its mm's mmap_lock is held for write
+ *
+ * Also counts the SDT counters that waited for this mapping.
+ *
+ * Return: 0.  A probe that cannot be armed does not fail the mapping.
+ */
+int uprobe_mmap(struct vm_area_struct *vma)
+{
+	struct uprobe **list;
+	int n, i;
+
+	if (!atomic_read(&uprobes_count) || !vma->vm_file)
+		return 0;
+	mmap_assert_write_locked(vma->vm_mm);
+
+	apply_delayed_ref_ctrs(vma);
+	if (!valid_vma(vma, true))
+		return 0;
+	n = probes_in_vma(vma, &list);
+	for (i = 0; i < n; i++) {
+		if (any_consumer_wants(list[i], vma->vm_mm))
+			install_breakpoint(list[i], vma, offset_to_vaddr(vma, list[i]->offset));
+		put_uprobe(list[i]);
+	}
+	kfree(list);
+	return 0;
+}
+
+/**
+ * uprobe_munmap - a mapping is going away
+ * @vma: the mapping
+ * @start: start of the range unmapped
+ * @end: its end
+ *
+ * Nothing to undo: the breakpoints go with the process's copies of the
+ * pages, and an SDT counter counts arming, which the mm keeps.
+ */
+void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+}
+
+/* Fork holds this across dup_mmap(), so that no walk misses the child. */
+void uprobe_start_dup_mmap(void)
+{
+	percpu_down_read(&dup_mmap_sem);
+}
+
+void uprobe_end_dup_mmap(void)
+{
+	percpu_up_read(&dup_mmap_sem);
+}

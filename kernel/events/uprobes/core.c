@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uprobes core: breakpoints in user text, keyed by (inode, offset).
+ *
+ * The core is split by concern, each file opening with its part of the
+ * design:
+ *   core.c	the probe tables, the probed instruction, consumers and the
+ *		consumer API (register, apply, unregister)
+ *   arm.c	writing breakpoints into probed processes, SDT counters, the
+ *		walks over a file's mappings, the mmap and fork hooks
+ *   xol.c	the per-mm XOL area: slots, the trampoline, fork and exit
+ *   stubs.c	the jumps to per-probe stubs and the uprobe syscall's side
+ *   task.c	per-task state and its checked transitions
+ *   return.c	return probes
+ *   hit.c	the hit: lookup, handlers, emulation, the own slot, steps
+ *   internal.h	what the files share
+ *
+ * Probes.  A struct uprobe is one place in one file.  Probes live in two
+ * hash tables: by (inode, offset), which the hit path reads under RCU
+ * without a lock, and by inode, which uprobe_mmap() walks to find the
+ * probes a new mapping covers.  A probe is in the tables while it has
+ * consumers; references (refcount) keep it alive past that for the steps
+ * and pending returns that still use it.
+ *
+ * Arming.  A breakpoint is written into the probed process's private copy
+ * of the page, made the way ptrace makes one (a forced write through
+ * get_user_pages_remote() breaks copy-on-write): the page cache and the
+ * file are never written.  Disarming writes the original byte back and,
+ * when the copy is then the same as the file's page, unmaps the copy so
+ * that the process maps the file's page again.  walk_mappings()
+ * walks the file's mappings to arm or disarm every process; uprobe_mmap()
+ * arms each new mapping; fork keeps the breakpoints because the child
+ * copies the parent's pages.
+ *
+ * Hits.  The int3 trap only flags the task (TIF_UPROBE); the work is done
+ * in uprobe_notify_resume() on the way back to user mode, where the
+ * consumers' handlers may sleep.  The probed instruction is then emulated
+ * by the architecture; or, when only the ip needs fixing afterwards, run
+ * from the task's own slot of the per-mm XOL ("execute out of line") area
+ * followed by a jump back, with no further trap; or copied to a slot and
+ * single-stepped there, with fixups after the step.  Once hit, a probe
+ * whose instruction allows it gets a jump to a stub in place of its
+ * breakpoint, and later hits come in by the uprobe syscall instead of the
+ * trap (stubs.c).  A return probe replaces the return address with the
+ * XOL area's trampoline, which brings the task back to
+ * uprobe_handle_trampoline() when the function returns.
+ *
+ * Locking, outermost first:
+ *
+ *   uprobe->register_rwsem	register/unregister/apply of one probe
+ *     dup_mmap_sem (write)	no fork copies a mapping while it is walked
+ *       mapping->i_mmap_rwsem	read, only to list the file's mappings
+ *       mm->mmap_lock (write)	every breakpoint write and removal
+ *         uprobe->insn_mutex	reading and analysing the instruction
+ *         delayed_lock		SDT counters waiting for their mapping
+ *     uprobes_lock		writers of the two hash tables
+ *
+ * A hit whose handlers ask for the probe's removal takes register_rwsem
+ * (read), then mmap_lock, like register does.
+ *
+ * What keeps alive what a hit touches, so that a hit writes nothing
+ * shared with other CPUs:
+ *   the probe		uprobes_srcu, held from the lookup to the end of the
+ *			hit; no reference is taken.  The lookup reads the
+ *			VMA under RCU and keeps the answer if mm_lock_seq
+ *			shows no writer of the mappings meanwhile, else
+ *			takes mmap_lock (read); a hit through a stub needs
+ *			no VMA (the stub's site names the file offset).  The
+ *			last put_uprobe() frees the probe after an SRCU
+ *			grace period, then an RCU one.  What outlives the hit
+ *			takes a reference, if the probe still has any: a
+ *			step, a pending return, and the removal or jump left
+ *			for after uprobes_srcu (hits_done()).
+ *   consumers		uprobes_srcu; uprobe_unregister_sync() waits.
+ *   XOL area, stubs	the mm's, until it goes; stub pages are found under
+ *			RCU and never removed before.
+ *   the uprobe_task	the task's own.
+ *
+ * uprobe_mmap() runs under mmap_lock (write) from mm, so it never takes
+ * register_rwsem: it reads the consumer lists under uprobes_srcu, and the
+ * i_mmap_rwsem a new mapping is linked under orders it against a
+ * concurrent register or unregister.  Readers of the hash tables hold
+ * rcu_read_lock(); readers of consumer lists hold uprobes_srcu (handlers
+ * may sleep); uprobe_unregister_sync() waits for those.
+ */
+
+#include "internal.h"
+
+DEFINE_SRCU(uprobes_srcu);
+atomic_t uprobes_count = ATOMIC_INIT(0);
+
+static DEFINE_SPINLOCK(uprobes_lock);
+static struct hlist_head uprobes_by_addr[1 << UPROBES_HASH_BITS];
+static struct hlist_head uprobes_by_inode[1 << UPROBES_HASH_BITS];
+
+/* ---------------------------------------------------------------------
+ * The probe tables
+ */
+
+static struct hlist_head *addr_bucket(struct inode *inode, loff_t offset)
+{
+	return &uprobes_by_addr[hash_64((unsigned long)inode ^ offset, UPROBES_HASH_BITS)];
+}
+
+struct hlist_head *inode_bucket(struct inode *inode)
+{
+	return &uprobes_by_inode[hash_ptr(inode, UPROBES_HASH_BITS)];
+}
+
+/*
+ * A reference for what outlives a hit, which found @uprobe under
+ * uprobes_srcu without one: NULL if the probe is on its way out.
+ */
+struct uprobe *try_get_uprobe(struct uprobe *uprobe)
+{
+	return refcount_inc_not_zero(&uprobe->ref) ? uprobe : NULL;
+}
+
+/*
+ * Probes whose last reference went, freed after the hits under
+ * uprobes_srcu, then after the readers of the tables under RCU.  The wait
+ * for the hits is expedited, and one for every probe freed meanwhile:
+ * a normal grace period started by call_srcu() would hold up the
+ * expedited ones of uprobe_unregister_sync(), which tracers call at each
+ * close of an event.
+ */
+static LLIST_HEAD(uprobes_to_free);
+
+static void free_uprobes(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&uprobes_to_free);
+	struct uprobe *uprobe, *next;
+
+	synchronize_srcu_expedited(&uprobes_srcu);
+	llist_for_each_entry_safe(uprobe, next, list, free_node)
+		kfree_rcu(uprobe, rcu);
+}
+
+static DECLARE_WORK(free_uprobes_work, free_uprobes);
+
+/* The inode goes at once: a hit only compares it. */
+void put_uprobe(struct uprobe *uprobe)
+{
+	if (!refcount_dec_and_test(&uprobe->ref))
+		return;
+	iput(uprobe->inode);
+	if (llist_add(&uprobe->free_node, &uprobes_to_free))
+		schedule_work(&free_uprobes_work);
+}
+
+/*
+ * The probe at (@inode, @offset) that still has references, or NULL;
+ * with one more for the caller if @get.  The caller holds rcu_read_lock().
+ */
+static struct uprobe *lookup_uprobe(struct inode *inode, loff_t offset, bool get)
+{
+	struct uprobe *uprobe;
+
+	hlist_for_each_entry_rcu(uprobe, addr_bucket(inode, offset), addr_node) {
+		if (uprobe->inode == inode && uprobe->offset == offset &&
+		    (get ? refcount_inc_not_zero(&uprobe->ref) : refcount_read(&uprobe->ref)))
+			return uprobe;
+	}
+	return NULL;
+}
+
+/* The probe at (@inode, @offset) with a reference, or NULL. */
+static struct uprobe *find_uprobe(struct inode *inode, loff_t offset)
+{
+	struct uprobe *uprobe;
+
+	rcu_read_lock();
+	uprobe = lookup_uprobe(inode, offset, true);
+	rcu_read_unlock();
+	return uprobe;
+}
+
+/*
+ * The probe at (@inode, @offset), without a reference, for a hit: the
+ * caller holds uprobes_srcu.  A probe with references left when the hit
+ * held uprobes_srcu already is freed after the hit (put_uprobe()).
+ */
+struct uprobe *find_uprobe_srcu(struct inode *inode, loff_t offset)
+{
+	struct uprobe *uprobe;
+
+	RCU_LOCKDEP_WARN(!srcu_read_lock_held(&uprobes_srcu), "a hit without uprobes_srcu");
+	rcu_read_lock();
+	uprobe = lookup_uprobe(inode, offset, false);
+	rcu_read_unlock();
+	return uprobe;
+}
+
+static struct uprobe *alloc_uprobe(struct inode *inode, loff_t offset,
+				   loff_t ref_ctr_offset)
+{
+	struct uprobe *uprobe = kzalloc(sizeof(*uprobe), GFP_KERNEL);
+
+	if (!uprobe)
+		return NULL;
+	refcount_set(&uprobe->ref, 1);
+	init_rwsem(&uprobe->register_rwsem);
+	INIT_LIST_HEAD(&uprobe->consumers);
+	mutex_init(&uprobe->insn_mutex);
+	uprobe->inode = igrab(inode);
+	uprobe->offset = offset;
+	uprobe->ref_ctr_offset = ref_ctr_offset;
+	if (!uprobe->inode) {
+		kfree(uprobe);
+		return NULL;
+	}
+	return uprobe;
+}
+
+/*
+ * The probe at (@inode, @offset), made if there is none, with a reference
+ * for the caller.  A probe keeps the SDT counter it was made with, or
+ * none: any other (none included, against one) is refused.
+ */
+static struct uprobe *get_or_add_uprobe(struct inode *inode, loff_t offset,
+					loff_t ref_ctr_offset)
+{
+	struct uprobe *uprobe, *old;
+
+	uprobe = alloc_uprobe(inode, offset, ref_ctr_offset);
+	if (!uprobe)
+		return ERR_PTR(-ENOMEM);
+	spin_lock(&uprobes_lock);
+	old = find_uprobe(inode, offset);
+	if (!old) {
+		hlist_add_head_rcu(&uprobe->addr_node, addr_bucket(inode, offset));
+		hlist_add_head_rcu(&uprobe->inode_node, inode_bucket(inode));
+		atomic_inc(&uprobes_count);
+	}
+	spin_unlock(&uprobes_lock);
+	if (!old)
+		return uprobe;
+	put_uprobe(uprobe);
+	if (old->ref_ctr_offset != ref_ctr_offset) {
+		pr_warn("uprobes: inode %lu offset 0x%llx has SDT counter 0x%llx, not 0x%llx\n",
+			old->inode->i_ino, old->offset, old->ref_ctr_offset, ref_ctr_offset);
+		put_uprobe(old);
+		return ERR_PTR(-EINVAL);
+	}
+	return old;
+}
+
+static void remove_uprobe(struct uprobe *uprobe)
+{
+	lockdep_assert_held_write(&uprobe->register_rwsem);
+
+	spin_lock(&uprobes_lock);
+	hlist_del_init_rcu(&uprobe->addr_node);
+	hlist_del_rcu(&uprobe->inode_node);
+	atomic_dec(&uprobes_count);
+	spin_unlock(&uprobes_lock);
+}
+
+/* ---------------------------------------------------------------------
+ * The probed instruction
+ */
+
+/*
+ * The folio of @mapping at @index, read if need be through @file; without
+ * a file only a cached folio or shmem is used (a network filesystem may
+ * need the file to read).  NULL when it cannot be had now.
+ */
+struct folio *get_file_folio(struct address_space *mapping, pgoff_t index,
+			     struct file *file)
+{
+	struct folio *folio = filemap_get_folio(mapping, index);
+
+	if (!IS_ERR(folio)) {
+		if (folio_test_uptodate(folio))
+			return folio;
+		folio_put(folio);
+	}
+	if (shmem_mapping(mapping))
+		folio = shmem_read_folio(mapping, index);
+	else if (file)
+		folio = read_mapping_folio(mapping, index, file);
+	else
+		return NULL;
+	return IS_ERR(folio) ? NULL : folio;
+}
+
+/* Copies @len bytes of the file from @offset, zeroes past its end. */
+static int copy_from_file(struct inode *inode, struct file *file, loff_t offset,
+			  void *buf, size_t len)
+{
+	loff_t size = i_size_read(inode);
+	struct folio *folio;
+	size_t chunk;
+
+	memset(buf, 0, len);
+	if (offset + len > size)
+		len = offset < size ? size - offset : 0;
+	while (len) {
+		chunk = min_t(size_t, len, PAGE_SIZE - offset_in_page(offset));
+		folio = get_file_folio(inode->i_mapping, offset >> PAGE_SHIFT, file);
+		if (!folio)
+			return -EAGAIN;
+		memcpy_from_file_folio(buf, folio, offset, chunk);
+		folio_put(folio);
+		buf += chunk;
+		offset += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/*
+ * Reads and analyses the probed instruction once: 0 when the probe can be
+ * armed, -EAGAIN when the instruction cannot be read without @file, or
+ * why it cannot be probed.
+ */
+int prepare_insn(struct uprobe *uprobe, struct file *file)
+{
+	int err;
+
+	/* Pairs with the release below: READY means @arch is filled in. */
+	if (smp_load_acquire(&uprobe->insn_state) == INSN_READY)
+		return 0;
+	mutex_lock(&uprobe->insn_mutex);
+	err = uprobe->insn_err;
+	if (uprobe->insn_state != INSN_UNREAD)
+		goto unlock;
+	err = copy_from_file(uprobe->inode, file, uprobe->offset, uprobe->arch.insn,
+			     sizeof(uprobe->arch.insn));
+	if (err)
+		goto unlock;
+	err = arch_uprobe_analyze_insn(&uprobe->arch, false);
+	if (err) {
+		uprobe->insn_err = err;
+		uprobe->insn_state = INSN_REFUSED;
+	} else {
+		/* @arch before READY: the lockless readers rely on it. */
+		smp_store_release(&uprobe->insn_state, INSN_READY);
+	}
+unlock:
+	mutex_unlock(&uprobe->insn_mutex);
+	return err;
+}
+
+/* ---------------------------------------------------------------------
+ * Consumers
+ */
+
+/* Whether any consumer of @uprobe wants it armed in @mm. */
+bool any_consumer_wants(struct uprobe *uprobe, struct mm_struct *mm)
+{
+	struct uprobe_consumer *uc;
+	bool wants = false;
+	int idx;
+
+	idx = srcu_read_lock(&uprobes_srcu);
+	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
+				 srcu_read_lock_held(&uprobes_srcu)) {
+		wants = consumer_wants(uc, mm);
+		if (wants)
+			break;
+	}
+	srcu_read_unlock(&uprobes_srcu, idx);
+	return wants;
+}
+
+static bool has_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
+{
+	struct uprobe_consumer *each;
+
+	lockdep_assert_held(&uprobe->register_rwsem);
+
+	list_for_each_entry(each, &uprobe->consumers, cons_node)
+		if (each == uc)
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------------
+ * The consumer API
+ */
+
+/*
+ * Reads the instruction at registration when a mapping of the file gives
+ * the means to (some filesystems read only through an open file).
+ */
+static int prepare_insn_early(struct uprobe *uprobe)
+{
+	struct address_space *mapping = uprobe->inode->i_mapping;
+	pgoff_t pgoff = uprobe->offset >> PAGE_SHIFT;
+	struct vm_area_struct *vma;
+	struct file *file = NULL;
+	int err;
+
+	i_mmap_lock_read(mapping);
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
+		file = get_file(vma->vm_file);
+		break;
+	}
+	i_mmap_unlock_read(mapping);
+	err = prepare_insn(uprobe, file);
+	if (file)
+		fput(file);
+	return err == -EAGAIN ? 0 : err;
+}
+
+/* Takes @uc off @uprobe, disarms where no one wants the probe any more. */
+static void unregister_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
+{
+	lockdep_assert_held_write(&uprobe->register_rwsem);
+
+	list_del_rcu(&uc->cons_node);
+	walk_mappings(uprobe, NULL);
+	if (list_empty(&uprobe->consumers))
+		remove_uprobe(uprobe);
+}
+
+static int check_register_args(struct inode *inode, loff_t offset,
+			       loff_t ref_ctr_offset, struct uprobe_consumer *uc)
+{
+	struct address_space *mapping = inode->i_mapping;
+
+	if (!uc->handler && !uc->ret_handler)
+		return -EINVAL;
+	if (!mapping->a_ops->read_folio && !shmem_mapping(mapping))
+		return -EIO;
+	if (offset < 0 || offset >= i_size_read(inode))
+		return -EINVAL;
+	if (ref_ctr_offset < 0 || ref_ctr_offset >= i_size_read(inode) ||
+	    !IS_ALIGNED(ref_ctr_offset, sizeof(short)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * uprobe_register - attach a consumer to a place in a file
+ * @inode: the file
+ * @offset: the place: an offset in @inode
+ * @ref_ctr_offset: offset in @inode of an SDT semaphore (a short) to count
+ *	in every process the probe is armed in, or 0
+ * @uc: the consumer: its handler and/or ret_handler, and optional filter
+ *
+ * Arms the probe in every process that maps the place and that @uc's
+ * filter wants, and in every later mapping.  Sleeps.
+ *
+ * Return: the probe, to give to uprobe_unregister_nosync() and
+ * uprobe_apply(); or an ERR_PTR: -EINVAL for a bad offset or a consumer
+ * without handlers, or a place already probed with another SDT counter;
+ * -EOPNOTSUPP for an instruction that cannot be probed; -ENOEXEC for
+ * bytes that are no instruction; -ENOMEM.
+ */
+struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
+			       loff_t ref_ctr_offset, struct uprobe_consumer *uc)
+{
+	struct uprobe *uprobe;
+	int err;
+
+	err = check_register_args(inode, offset, ref_ctr_offset, uc);
+	if (err)
+		return ERR_PTR(err);
+retry:
+	uprobe = get_or_add_uprobe(inode, offset, ref_ctr_offset);
+	if (IS_ERR(uprobe))
+		return uprobe;
+	down_write(&uprobe->register_rwsem);
+	if (!uprobe_is_live(uprobe)) {
+		up_write(&uprobe->register_rwsem);
+		put_uprobe(uprobe);
+		goto retry;
+	}
+	err = prepare_insn_early(uprobe);
+	if (err)
+		goto remove;
+	list_add_tail_rcu(&uc->cons_node, &uprobe->consumers);
+	err = walk_mappings(uprobe, uc);
+	if (err)
+		goto unregister;
+	up_write(&uprobe->register_rwsem);
+	return uprobe;
+
+unregister:
+	unregister_consumer(uprobe, uc);
+	up_write(&uprobe->register_rwsem);
+	synchronize_srcu(&uprobes_srcu);
+	put_uprobe(uprobe);
+	return ERR_PTR(err);
+remove:
+	if (list_empty(&uprobe->consumers))
+		remove_uprobe(uprobe);
+	up_write(&uprobe->register_rwsem);
+	put_uprobe(uprobe);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_GPL(uprobe_register);
+
+/**
+ * uprobe_apply - follow a change of a consumer's filter
+ * @uprobe: the probe, from uprobe_register()
+ * @uc: one of its consumers
+ * @add: true: arm where @uc's filter now wants the probe; false: disarm
+ *	where no consumer's filter wants it any more
+ *
+ * Return: 0, -ENOENT if @uc is not a consumer of @uprobe, or an error from
+ * arming.
+ */
+int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc, bool add)
+{
+	int err = -ENOENT;
+
+	down_write(&uprobe->register_rwsem);
+	if (has_consumer(uprobe, uc))
+		err = walk_mappings(uprobe, add ? uc : NULL);
+	up_write(&uprobe->register_rwsem);
+	return err;
+}
+EXPORT_SYMBOL_GPL(uprobe_apply);
+
+/**
+ * uprobe_unregister_nosync - detach a consumer
+ * @uprobe: the probe, from uprobe_register()
+ * @uc: the consumer
+ *
+ * Disarms the probe where no remaining consumer wants it.  The consumer's
+ * handlers may still be running when this returns: call
+ * uprobe_unregister_sync() (once for a batch) before freeing @uc.
+ */
+void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc)
+{
+	down_write(&uprobe->register_rwsem);
+	if (WARN_ON_ONCE(!has_consumer(uprobe, uc))) {
+		up_write(&uprobe->register_rwsem);
+		return;
+	}
+	unregister_consumer(uprobe, uc);
+	up_write(&uprobe->register_rwsem);
+	put_uprobe(uprobe);
+}
+EXPORT_SYMBOL_GPL(uprobe_unregister_nosync);
+
+/**
+ * uprobe_unregister_sync - wait for the handlers of detached consumers
+ *
+ * When this returns, no handler of a consumer detached before the call
+ * is running or will run.  The wait is expedited: the tracers call this
+ * once per event they disable, and the readers it waits for are only
+ * handlers running right now.
+ */
+void uprobe_unregister_sync(void)
+{
+	synchronize_srcu_expedited(&uprobes_srcu);
+}
+EXPORT_SYMBOL_GPL(uprobe_unregister_sync);
+
+void __init uprobes_init(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(uprobes_by_addr); i++) {
+		INIT_HLIST_HEAD(&uprobes_by_addr[i]);
+		INIT_HLIST_HEAD(&uprobes_by_inode[i]);
+	}
+}

@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uprobes core, hits: from the breakpoint's trap or a stub's syscall to
+ * the consumers' handlers, then the probed instruction carried out
+ * (emulated, run directly from the task's own slot, or stepped), with the
+ * signals that land meanwhile held or sent as at the probed address.
+ * A hit holds uprobes_srcu from the lookup to its end and takes no
+ * reference on the probe (see core.c for what keeps what alive).
+ */
+
+#include "internal.h"
+
+/*
+ * The probe at @vaddr of @vma, if it is a mapping a probe can be hit in.
+ * The VMA may be read without mmap_lock: each field is read once.
+ */
+static struct uprobe *find_vma_uprobe(struct vm_area_struct *vma, unsigned long vaddr)
+{
+	struct file *file = READ_ONCE(vma->vm_file);
+
+	if (!file || !valid_vm_flags(READ_ONCE(vma->vm_flags), false))
+		return NULL;
+	return find_uprobe_srcu(file_inode(file), vaddr_to_offset(vma, vaddr));
+}
+
+/*
+ * The probe at @vaddr of @mm looked up without mmap_lock: the VMA is read
+ * under RCU (VMAs and files are freed after a grace period), and what was
+ * read is kept only if no writer of the mappings started or ended
+ * meanwhile (mm_lock_seq).  False when that cannot be told.
+ */
+static bool find_uprobe_speculative(struct mm_struct *mm, unsigned long vaddr,
+				    struct uprobe **found)
+{
+#ifdef CONFIG_PER_VMA_LOCK
+	struct vm_area_struct *vma;
+	unsigned int seq;
+	bool sure;
+
+	rcu_read_lock();
+	seq = raw_read_seqcount(&mm->mm_lock_seq);
+	if (seq & 1) {
+		rcu_read_unlock();
+		return false;
+	}
+	vma = vma_lookup(mm, vaddr);
+	*found = vma ? find_vma_uprobe(vma, vaddr) : NULL;
+	sure = !read_seqcount_retry(&mm->mm_lock_seq, seq);
+	rcu_read_unlock();
+	return sure;
+#else
+	return false;
+#endif
+}
+
+/*
+ * The probe armed at @bp_vaddr of the current mm, without a reference
+ * (the caller holds uprobes_srcu); NULL when there is none, with
+ * *@is_swbp telling whether a breakpoint is still there (a trap of the
+ * program's own) or not (the probe went away since the trap: the
+ * instruction is restarted).
+ */
+static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
+{
+	struct mm_struct *mm = current->mm;
+	struct uprobe *uprobe = NULL;
+	struct vm_area_struct *vma;
+	uprobe_opcode_t opcode;
+
+	if (!find_uprobe_speculative(mm, bp_vaddr, &uprobe)) {
+		mmap_read_lock(mm);
+		vma = vma_lookup(mm, bp_vaddr);
+		uprobe = vma ? find_vma_uprobe(vma, bp_vaddr) : NULL;
+		mmap_read_unlock(mm);
+	}
+	if (uprobe)
+		return uprobe;
+	*is_swbp = !copy_from_user(&opcode, (void __user *)bp_vaddr, sizeof(opcode)) &&
+		   opcode == UPROBE_SWBP_INSN;
+	return NULL;
+}
+
+/*
+ * Runs the entry handlers of @uprobe's consumers, in registration order;
+ * true when each asked to be removed from this mm.
+ */
+static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want_ret)
+{
+	struct uprobe_task *utask = current->utask;
+	struct uprobe_consumer *uc;
+	bool remove = true;
+	int rc;
+
+	utask->auprobe = &uprobe->arch;
+	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
+				 srcu_read_lock_held(&uprobes_srcu)) {
+		rc = 0;
+		if (uc->handler) {
+			rc = uc->handler(uc, regs);
+			WARN_ONCE(rc & ~UPROBE_HANDLER_MASK,
+				  "uprobes: handler %ps returned %d\n", uc->handler, rc);
+		}
+		remove &= rc == UPROBE_HANDLER_REMOVE;
+		if (uc->ret_handler)
+			*want_ret = true;
+	}
+	utask->auprobe = NULL;
+	return remove;
+}
+
+/* The handlers asked the probe out of this mm: unless a filter keeps it. */
+static void handlers_remove(struct uprobe *uprobe)
+{
+	struct mm_struct *mm = current->mm;
+
+	down_read(&uprobe->register_rwsem);
+	if (!any_consumer_wants(uprobe, mm))
+		remove_from_mm(uprobe, mm);
+	up_read(&uprobe->register_rwsem);
+}
+
+/*
+ * Runs @uprobe's instruction out of line without a step, when it can: the
+ * task's own slot gets a copy followed by a jump back, and the task goes
+ * there.  Nothing comes back to the kernel; a signal that finds the task
+ * in the copy is delivered as if at the probed place (leave_own_slot()).
+ */
+static bool run_direct(struct uprobe *uprobe, struct pt_regs *regs, unsigned long bp_vaddr)
+{
+	struct uprobe_task *utask = current->utask;
+	u8 code[UPROBE_XOL_SLOT_BYTES];
+	struct xol_area *area;
+	size_t len, insn_len;
+
+	len = arch_uprobe_xol_direct(&uprobe->arch, regs, bp_vaddr, code, &insn_len);
+	if (!len)
+		return false;
+	area = get_xol_area();
+	if (!area)
+		return false;
+	if (!utask->own_slot)
+		utask->own_slot = xol_take_own_slot(area);
+	if (!utask->own_slot)
+		return false;
+	xol_write_slot(area, utask->own_slot, code, len);
+	utask->own_bp_vaddr = bp_vaddr;
+	utask->own_len = insn_len;
+	instruction_pointer_set(regs, utask->own_slot);
+	return true;
+}
+
+/* Where @ip in the task's own slot stands for in the probed code, or 0. */
+static unsigned long own_slot_origin(struct uprobe_task *utask, unsigned long ip)
+{
+	if (!utask || !utask->own_slot || ip < utask->own_slot ||
+	    ip > utask->own_slot + utask->own_len)
+		return 0;
+	return utask->own_bp_vaddr + (ip - utask->own_slot);
+}
+
+/*
+ * A task about to take a signal in its own slot is moved to the same
+ * point of the probed code, so that no signal frame, debugger or core dump
+ * sees the XOL page: past the probed instruction when it is at the jump
+ * back; at the breakpoint when the copy did not complete (it trapped, or
+ * the task is dying).
+ */
+static void leave_own_slot(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	unsigned long origin = own_slot_origin(utask, instruction_pointer(regs));
+
+	if (origin)
+		instruction_pointer_set(regs, origin);
+}
+
+/* The byte just past the copy in the task's own slot becomes @byte: the old one. */
+static u8 own_slot_poke(struct xol_area *area, struct uprobe_task *utask, u8 byte)
+{
+	unsigned long vaddr = utask->own_slot + utask->own_len;
+	u8 *kaddr = kmap_local_page(area->page) + (vaddr - area->vaddr);
+	u8 old = *kaddr;
+
+	*kaddr = byte;
+	flush_dcache_page(area->page);
+	kunmap_local(kaddr);
+	return old;
+}
+
+/*
+ * A signal found the task at the copy in its own slot, which has not run
+ * or has run in part (a rep string instruction interrupted half-way).
+ * Sent back to the probed address, the task would hit the breakpoint and
+ * report the same execution twice.  So the signal waits: the jump back
+ * becomes a breakpoint, and the task runs the copy to it, from where
+ * own_slot_finished() takes it on past the probed instruction.  False when
+ * the task cannot finish the copy so (no area): it is then sent back.
+ */
+static bool own_slot_finish(struct uprobe_task *utask)
+{
+	struct xol_area *area = mm_xol_area(current->mm);
+
+	if (!area)
+		return false;
+	utask->own_end = own_slot_poke(area, utask, UPROBE_SWBP_INSN);
+	arch_uprobe_watch_traps(&utask->autask);
+	utask_set_state(utask, UPROBE_TASK_FINISHING);
+	return true;
+}
+
+/*
+ * The copy run by own_slot_finish() ended: @done, at the breakpoint after
+ * it (the ip is just past it); or not, when it trapped or the task is
+ * dying.  The slot gets its jump back again, and the task goes on past
+ * the probed instruction, or where leave_own_slot() puts it.
+ */
+static void own_slot_finished(struct uprobe_task *utask, struct pt_regs *regs, bool done)
+{
+	struct xol_area *area = mm_xol_area(current->mm);
+
+	if (area)
+		own_slot_poke(area, utask, utask->own_end);
+	arch_uprobe_unwatch_traps(&utask->autask);
+	utask_set_state(utask, UPROBE_TASK_RUNNING);
+	if (done)
+		instruction_pointer_set(regs, utask->own_bp_vaddr + utask->own_len);
+	else
+		leave_own_slot(utask, regs);
+}
+
+/* The breakpoint after the copy came: the signals it held are due. */
+static void handle_own_slot_end(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	unsigned long end = utask->own_slot + utask->own_len + UPROBE_SWBP_INSN_SIZE;
+
+	own_slot_finished(utask, regs, !WARN_ON_ONCE(instruction_pointer(regs) != end));
+	release_signals();
+}
+
+/*
+ * Sets the task up to step @uprobe's instruction in an XOL slot; the
+ * step trap brings it back to handle_step().  False when it cannot
+ * (no area, no slot): the hit is then given up and restarted.
+ */
+static bool start_step(struct uprobe *uprobe, struct pt_regs *regs, unsigned long bp_vaddr)
+{
+	struct uprobe_task *utask = current->utask;
+	struct xol_area *area = get_xol_area();
+	unsigned long slot;
+	const u8 *insn;
+	size_t len;
+
+	/* The step outlives the hit: it holds a reference. */
+	if (!area || !try_get_uprobe(uprobe))
+		return false;
+	slot = xol_take_slot(area);
+	if (!slot)
+		goto put_uprobe;
+	insn = arch_uprobe_xol_insn(&uprobe->arch, &len);
+	xol_write_slot(area, slot, insn, len);
+	if (arch_uprobe_pre_xol(&uprobe->arch, &utask->autask, regs, slot))
+		goto free_slot;
+	utask->active_uprobe = uprobe;
+	utask->bp_vaddr = bp_vaddr;
+	utask->xol_vaddr = slot;
+	utask_set_state(utask, UPROBE_TASK_STEPPING);
+	return true;
+
+free_slot:
+	xol_free_slot(area, slot);
+put_uprobe:
+	put_uprobe(uprobe);
+	return false;
+}
+
+/**
+ * enum hit_end - how a hit ended
+ * @HIT_IGNORED: not handled (no task state, or the probe is not READY)
+ * @HIT_DONE: the handlers ran and the instruction is carried out
+ * @HIT_REMOVE: the same, and the handlers asked the probe out of the mm,
+ *	which the caller does once out of uprobes_srcu (hits_done())
+ */
+enum hit_end {
+	HIT_IGNORED,
+	HIT_DONE,
+	HIT_REMOVE,
+};
+
+/*
+ * A hit of @uprobe at @bp_vaddr, the registers as at the probed
+ * instruction: the handlers run, then the instruction is carried out
+ * (by the copy at @copy, if not 0 and not emulated).  The caller holds
+ * uprobes_srcu, which keeps @uprobe.
+ */
+static enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
+			       unsigned long bp_vaddr, unsigned long copy)
+{
+	enum hit_end end = HIT_DONE;
+	bool want_ret = false;
+
+	/* An armed probe is READY; the acquire makes its arch visible. */
+	if (!get_utask() || smp_load_acquire(&uprobe->insn_state) != INSN_READY)
+		return HIT_IGNORED;
+	if (run_handlers(uprobe, regs, &want_ret))
+		end = HIT_REMOVE;
+	else if (want_ret && instruction_pointer(regs) == bp_vaddr)
+		prepare_uretprobe(uprobe, regs, bp_vaddr);
+	/* A handler that moved the ip has taken the task elsewhere. */
+	if (instruction_pointer(regs) != bp_vaddr)
+		return end;
+	if (arch_uprobe_emulate(&uprobe->arch, regs))
+		return end;
+	if (copy)
+		instruction_pointer_set(regs, copy);
+	else if (!run_direct(uprobe, regs, bp_vaddr))
+		start_step(uprobe, regs, bp_vaddr);
+	return end;
+}
+
+/*
+ * What a hit of @uprobe at @vaddr leaves to do once out of uprobes_srcu,
+ * where it may wait for locks that holders of them wait for the hits
+ * under: the removal the handlers asked for, else the jump, if @jump.
+ * @uprobe is a reference of the caller's, which this drops.
+ */
+static void hits_done(struct uprobe *uprobe, enum hit_end end, unsigned long vaddr, bool jump)
+{
+	if (end == HIT_REMOVE)
+		handlers_remove(uprobe);
+	else if (end == HIT_DONE && jump)
+		try_jump(uprobe, vaddr);
+	put_uprobe(uprobe);
+}
+
+/* The hit of a task that came through @stub, which serves @site. */
+static void handle_stub_hit(struct stub_site *site, struct pt_regs *regs, unsigned long stub)
+{
+	unsigned long source, copy = 0;
+	struct uprobe *uprobe, *later = NULL;
+	enum hit_end end;
+	int idx;
+
+	source = stub_source(site, stub);
+	instruction_pointer_set(regs, source ?: site->vaddr);
+	if (!source)
+		return;
+	idx = srcu_read_lock(&uprobes_srcu);
+	/* The place maps the site's file offset (stub_source()). */
+	uprobe = find_uprobe_srcu(READ_ONCE(site->inode), READ_ONCE(site->offset));
+	if (uprobe) {
+		/* The copy jumps back to the site: not where mremap() moved it. */
+		if (site->len && site_serves(site, uprobe, source) &&
+		    arch_uprobe_can_jump(&uprobe->arch, regs))
+			copy = stub + UPROBE_STUB_COPY;
+		end = handle_hit(uprobe, regs, source, copy);
+		if (end == HIT_REMOVE)
+			later = try_get_uprobe(uprobe);
+	}
+	srcu_read_unlock(&uprobes_srcu, idx);
+	if (later)
+		hits_done(later, end, source, false);
+}
+
+/**
+ * uprobe_stub_hit - the uprobe syscall: a task came through a stub
+ * @regs: its registers, as the stub left them at its syscall
+ * @stub: where the stub would start, if the syscall is a stub's
+ *
+ * The registers are put back as they were before the jump, and the hit
+ * is handled as a hit of the breakpoint the jump stands for, at the place
+ * the task came from (stub_source()); where that place or the probe went
+ * meanwhile, the task is sent back to run the probed address again.  It
+ * goes on through the stub's way out where it can (which costs less than
+ * the return from a trap), else straight to where the hit took it.
+ *
+ * Return: false, with nothing changed, when no stub of the current mm
+ * starts at @stub.
+ */
+bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
+{
+	struct uprobe_task *utask;
+	struct stub_site *site;
+	unsigned long offset;
+
+	site = current->mm ? stub_at(current->mm, stub, &offset) : NULL;
+	if (!site || offset)
+		return false;
+	if (!arch_uprobe_stub_enter(regs))
+		return true;
+	handle_stub_hit(site, regs, stub);
+	/* A step has its own way back; the rest goes out through the stub. */
+	utask = current->utask;
+	if (!utask || utask->state == UPROBE_TASK_RUNNING)
+		arch_uprobe_stub_exit(regs, stub);
+	return true;
+}
+
+/* A breakpoint hit: the trap left the ip just past it. */
+static void handle_breakpoint(struct pt_regs *regs)
+{
+	unsigned long bp_vaddr = instruction_pointer(regs) - UPROBE_SWBP_INSN_SIZE;
+	struct uprobe *uprobe, *later = NULL;
+	bool is_swbp = false, jump;
+	enum hit_end end;
+	int idx;
+
+	if (bp_vaddr == uprobe_get_trampoline_vaddr()) {
+		uprobe_handle_trampoline(regs);
+		return;
+	}
+	idx = srcu_read_lock(&uprobes_srcu);
+	uprobe = find_active_uprobe(bp_vaddr, &is_swbp);
+	if (!uprobe) {
+		srcu_read_unlock(&uprobes_srcu, idx);
+		if (is_swbp)
+			force_sig(SIGTRAP);
+		else
+			instruction_pointer_set(regs, bp_vaddr);
+		return;
+	}
+	instruction_pointer_set(regs, bp_vaddr);
+	/* Asked before the hit: a step of the instruction sets TF. */
+	jump = may_jump(uprobe, regs, bp_vaddr);
+	end = handle_hit(uprobe, regs, bp_vaddr, 0);
+	if (end == HIT_REMOVE || (end == HIT_DONE && jump))
+		later = try_get_uprobe(uprobe);
+	srcu_read_unlock(&uprobes_srcu, idx);
+	if (later)
+		hits_done(later, end, bp_vaddr, jump);
+}
+
+/* The step ended (or was abandoned): fix the task up and free the slot. */
+static void handle_step(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	struct uprobe *uprobe = utask->active_uprobe;
+	struct xol_area *area = mm_xol_area(current->mm);
+	int err = 0;
+
+	if (utask->state == UPROBE_TASK_STEPPED)
+		err = arch_uprobe_post_xol(&uprobe->arch, &utask->autask, regs,
+					   utask->xol_vaddr, utask->bp_vaddr);
+	else
+		arch_uprobe_abort_xol(&uprobe->arch, &utask->autask, regs, utask->bp_vaddr);
+	utask_set_state(utask, UPROBE_TASK_RUNNING);
+	put_uprobe(uprobe);
+	utask->active_uprobe = NULL;
+	if (area)
+		xol_free_slot(area, utask->xol_vaddr);
+	utask->xol_vaddr = 0;
+	release_signals();
+	if (err) {
+		pr_warn_ratelimited("uprobes: pid %d: the probed instruction at 0x%lx could not complete (%d)\n",
+				    current->pid, utask->bp_vaddr, err);
+		force_sig(SIGILL);
+	}
+}
+
+/*
+ * A signal found the task at the copy in a stub: the hit is reported
+ * already, and sent back to the probed address the task would come
+ * through the stub again and report it twice.  So the signal waits while
+ * the task is stepped over the copy (handle_stub_step()).  False when the
+ * task is elsewhere, or dying (it is then put back at the probed address).
+ */
+static bool stub_copy_finish(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	unsigned long ip = instruction_pointer(regs), offset;
+	struct stub_site *site = stub_at(current->mm, ip, &offset);
+
+	if (!site || !site->len || offset != UPROBE_STUB_COPY)
+		return false;
+	if (__fatal_signal_pending(current)) {
+		instruction_pointer_set(regs, site->vaddr);
+		return false;
+	}
+	utask->bp_vaddr = site->vaddr;
+	utask->xol_vaddr = ip;
+	arch_uprobe_step_copy(&utask->autask, regs);
+	utask_set_state(utask, UPROBE_TASK_STUB_STEPPING);
+	return true;
+}
+
+/*
+ * The step over a stub's copy ended: @done, the copy ran (the ip is at the
+ * jump back), and the task goes on past the probed instruction; or not
+ * (it trapped, or the task is dying), and it goes back to the probed one.
+ */
+static void stub_copy_stepped(struct uprobe_task *utask, struct pt_regs *regs, bool done)
+{
+	unsigned long ip = instruction_pointer(regs);
+
+	arch_uprobe_step_copy_end(&utask->autask, regs);
+	utask_set_state(utask, UPROBE_TASK_RUNNING);
+	instruction_pointer_set(regs, utask->bp_vaddr + (done ? ip - utask->xol_vaddr : 0));
+	utask->xol_vaddr = 0;
+}
+
+/* The step trap after a stub's copy: the signals it held are due. */
+static void handle_stub_step(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	/* A rep string instruction stepped one round: step on. */
+	if (instruction_pointer(regs) == utask->xol_vaddr)
+		return;
+	stub_copy_stepped(utask, regs, true);
+	release_signals();
+}
+
+/*
+ * Whether a signal must wait for the task, stepped over a stub's copy, to
+ * finish it.
+ */
+static bool stub_copy_deny_signal(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	if (!__fatal_signal_pending(current) &&
+	    !arch_uprobe_xol_was_trapped(&utask->autask))
+		return true;
+	stub_copy_stepped(utask, regs, false);
+	return false;
+}
+
+/**
+ * uprobe_notify_resume - the work of a hit, on the way back to user mode
+ * @regs: the task's registers
+ */
+void uprobe_notify_resume(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	clear_thread_flag(TIF_UPROBE);
+	if (utask && (utask->state == UPROBE_TASK_STEPPED ||
+		      utask->state == UPROBE_TASK_STEP_ABANDON))
+		handle_step(utask, regs);
+	else if (utask && utask->state == UPROBE_TASK_FINISHING)
+		handle_own_slot_end(utask, regs);
+	else if (utask && utask->state == UPROBE_TASK_STUB_STEPPING)
+		handle_stub_step(utask, regs);
+	else
+		handle_breakpoint(regs);
+}
+
+/**
+ * uprobe_pre_sstep_notifier - a breakpoint trap in user mode
+ * @regs: the task's registers
+ *
+ * Return: true when the trap may be ours (the mm has had probes): it is
+ * then handled on the way back to user mode.
+ */
+bool uprobe_pre_sstep_notifier(struct pt_regs *regs)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
+		return false;
+	set_thread_flag(TIF_UPROBE);
+	return true;
+}
+
+/**
+ * uprobe_post_sstep_notifier - a single-step trap in user mode
+ * @regs: the task's registers
+ *
+ * Return: true when it ends a step of ours.
+ */
+bool uprobe_post_sstep_notifier(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	if (!utask || (utask->state != UPROBE_TASK_STEPPING &&
+		       utask->state != UPROBE_TASK_STUB_STEPPING))
+		return false;
+	if (utask->state == UPROBE_TASK_STEPPING)
+		utask_set_state(utask, UPROBE_TASK_STEPPED);
+	set_thread_flag(TIF_UPROBE);
+	return true;
+}
+
+/*
+ * Whether a signal must wait for the task, running in its own slot, to
+ * finish the copy there (see own_slot_finish()).
+ */
+static bool own_slot_deny_signal(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	bool give_up = __fatal_signal_pending(current);
+
+	if (utask->state == UPROBE_TASK_FINISHING) {
+		give_up |= arch_uprobe_xol_was_trapped(&utask->autask);
+		if (!give_up)
+			return true;
+		own_slot_finished(utask, regs, false);
+		return false;
+	}
+	if (utask->own_slot && instruction_pointer(regs) == utask->own_slot &&
+	    !give_up && own_slot_finish(utask))
+		return true;
+	leave_own_slot(utask, regs);
+	return false;
+}
+
+/**
+ * uprobe_deny_signal - hold signals back while a probed instruction runs
+ *	out of line
+ *
+ * A signal is never delivered in the XOL page or a stub.  One that comes
+ * between the start of a step and its fixups waits for them; so does one
+ * that finds the task before the end of the copy in its own slot
+ * (own_slot_finish()) or at the copy in a stub (stub_copy_finish()).  If
+ * the instruction itself trapped, or the signal is fatal, the step or copy
+ * is given up first: the task is put back at the probed address, and the
+ * signal delivered there.  A signal that finds the task at the jump back in
+ * its own slot is delivered just past the probed instruction.
+ *
+ * Return: true when signal delivery is to wait.
+ */
+bool uprobe_deny_signal(void)
+{
+	struct task_struct *t = current;
+	struct uprobe_task *utask = t->utask;
+	struct pt_regs *regs = task_pt_regs(t);
+
+	leave_stub(regs);
+	if (!utask)
+		return false;
+	if (utask->state == UPROBE_TASK_STUB_STEPPING) {
+		if (!stub_copy_deny_signal(utask, regs))
+			return false;
+	} else if (!utask_stepping(utask) && !stub_copy_finish(utask, regs) &&
+		   !own_slot_deny_signal(utask, regs)) {
+		return false;
+	}
+	spin_lock_irq(&t->sighand->siglock);
+	clear_tsk_thread_flag(t, TIF_SIGPENDING);
+	spin_unlock_irq(&t->sighand->siglock);
+	if (utask->state == UPROBE_TASK_STEPPING &&
+	    (__fatal_signal_pending(t) || arch_uprobe_xol_was_trapped(&utask->autask))) {
+		utask_set_state(utask, UPROBE_TASK_STEP_ABANDON);
+		set_tsk_thread_flag(t, TIF_UPROBE);
+	}
+	return true;
+}
+
+/**
+ * uprobe_get_trap_addr - the address to report for a trap
+ * @regs: the task's registers
+ *
+ * Return: the probed address while its instruction runs out of line (in
+ * a slot or a stub), else the ip.
+ */
+unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+	unsigned long ip = instruction_pointer(regs), offset;
+	unsigned long origin = own_slot_origin(utask, ip);
+	struct stub_site *site;
+
+	if (utask && (utask_stepping(utask) || utask->state == UPROBE_TASK_STUB_STEPPING))
+		return utask->bp_vaddr;
+	site = current->mm ? stub_at(current->mm, ip, &offset) : NULL;
+	if (site && site->len && offset >= UPROBE_STUB_COPY)
+		return site->vaddr + offset - UPROBE_STUB_COPY;
+	return origin ?: ip;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the files of the uprobes core share: the probe, the XOL area and
+ * stub pages, and the functions one file calls in another.  See core.c
+ * for the design, the lock order and what keeps each object alive.
+ */
+#ifndef _KERNEL_EVENTS_UPROBES_INTERNAL_H
+#define _KERNEL_EVENTS_UPROBES_INTERNAL_H
+
+#include <linux/highmem.h>
+#include <linux/kdebug.h>
+#include <linux/llist.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/pagemap.h>
+#include <linux/percpu-rwsem.h>
+#include <linux/ptrace.h>
+#include <linux/rmap.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/security.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/srcu.h>
+#include <linux/task_work.h>
+#include <linux/uprobes.h>
+#include <linux/workqueue.h>
+
+#define UPROBES_HASH_BITS	10
+#define XOL_SLOTS		(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
+#define XOL_SHARED_SLOTS	16	/* never kept by a task: left for steps */
+#define STUBS_PER_PAGE		(PAGE_SIZE / UPROBE_STUB_BYTES)
+#define STUB_PAGES_MAX		16	/* per mm */
+
+/**
+ * enum uprobe_insn_state - whether a probe's instruction is known
+ * @INSN_UNREAD: not read yet (its page was not at hand at registration)
+ * @INSN_READY: read and analysed: the probe can be armed
+ * @INSN_REFUSED: cannot be probed; uprobe->insn_err says why
+ */
+enum uprobe_insn_state {
+	INSN_UNREAD,
+	INSN_READY,
+	INSN_REFUSED,
+};
+
+/**
+ * struct uprobe - one probed place
+ * @addr_node: in uprobes_by_addr (uprobes_lock; RCU readers)
+ * @inode_node: in uprobes_by_inode (uprobes_lock; RCU readers)
+ * @ref: references: one per consumer, plus transient users
+ * @register_rwsem: serializes register, unregister and apply
+ * @consumers: the consumers, in registration order (register_rwsem;
+ *	uprobes_srcu readers)
+ * @insn_mutex: guards @insn_state and @arch while they are filled in
+ * @insn_state: see enum uprobe_insn_state (read locklessly once READY)
+ * @insn_err: why the instruction was refused
+ * @inode: the probed file (a reference is held)
+ * @offset: the probed offset in @inode
+ * @ref_ctr_offset: the SDT semaphore's offset in @inode, or 0
+ * @free_node: in uprobes_to_free, after the last put
+ * @rcu: frees the probe after the RCU readers of the tables
+ * @arch: the analysed instruction
+ */
+struct uprobe {
+	struct hlist_node addr_node;
+	struct hlist_node inode_node;
+	refcount_t ref;
+	struct rw_semaphore register_rwsem;
+	struct list_head consumers;
+	struct mutex insn_mutex;	/* guards insn_state, insn_err, arch */
+	enum uprobe_insn_state insn_state;
+	int insn_err;
+	struct inode *inode;
+	loff_t offset;
+	loff_t ref_ctr_offset;
+	struct llist_node free_node;
+	struct rcu_head rcu;
+	struct arch_uprobe arch;
+};
+
+/**
+ * struct xol_area - the per-mm page of XOL slots and the trampoline, and
+ *	the mm's stub pages
+ * @vaddr: where the page is mapped in the mm
+ * @page: the page (slot 0 holds the return-probe trampoline)
+ * @slots: the slots in use; lockless: test_and_set_bit() takes one
+ * @wq: tasks waiting for a free slot (only when all are in use)
+ * @stub_pages: the mm's stub pages (mmap_lock write; RCU readers); only
+ *	ever added to until the mm goes
+ * @nr_stub_pages: how many there are (mmap_lock write)
+ * @no_stubs: a stub could not be had: no more tries in this mm
+ */
+struct xol_area {
+	unsigned long vaddr;
+	struct page *page;
+	DECLARE_BITMAP(slots, XOL_SLOTS);
+	wait_queue_head_t wq;
+	struct list_head stub_pages;
+	unsigned int nr_stub_pages;
+	bool no_stubs;
+};
+
+/**
+ * struct stub_site - the probed place a stub serves
+ * @vaddr: the probed address the stub was made for
+ * @inode: the probed file (compared, never dereferenced)
+ * @offset: the probed offset in @inode
+ * @insn: the instruction the stub was made for
+ * @len: the length of the stub's copy of it, 0 if it has none
+ * @moved: mremap() moved the text at @vaddr since (set under mmap_lock
+ *	for writing, never cleared): stub_source() must look for the jump
+ */
+struct stub_site {
+	unsigned long vaddr;
+	struct inode *inode;
+	loff_t offset;
+	u8 insn[MAX_UINSN_BYTES];
+	u8 len;
+	bool moved;
+};
+
+/**
+ * struct stub_page - a page of stubs, mapped within reach of its sites
+ * @node: in xol_area.stub_pages
+ * @vaddr: where the page is mapped in the mm
+ * @page: the page
+ * @used: the stubs handed out, in order (release: @sites is set first)
+ * @sites: what each stub serves
+ */
+struct stub_page {
+	struct list_head node;
+	unsigned long vaddr;
+	struct page *page;
+	unsigned int used;
+	struct stub_site sites[STUBS_PER_PAGE];
+};
+
+extern struct srcu_struct uprobes_srcu;
+extern atomic_t uprobes_count;
+
+static inline struct uprobe *get_uprobe(struct uprobe *uprobe)
+{
+	refcount_inc(&uprobe->ref);
+	return uprobe;
+}
+
+static inline bool uprobe_is_live(struct uprobe *uprobe)
+{
+	return !hlist_unhashed_lockless(&uprobe->addr_node);
+}
+
+static inline loff_t vaddr_to_offset(struct vm_area_struct *vma, unsigned long vaddr)
+{
+	return ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (vaddr - vma->vm_start);
+}
+
+static inline unsigned long offset_to_vaddr(struct vm_area_struct *vma, loff_t offset)
+{
+	return vma->vm_start + offset - ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
+}
+
+static inline struct xol_area *mm_xol_area(struct mm_struct *mm)
+{
+	/* Pairs with the release in publish_xol_area(). */
+	return smp_load_acquire(&mm->uprobes_state.xol_area);
+}
+
+/* Whether @utask is in a single-step, from its start to its fixups. */
+static inline bool utask_stepping(struct uprobe_task *utask)
+{
+	return utask->state == UPROBE_TASK_STEPPING ||
+	       utask->state == UPROBE_TASK_STEPPED ||
+	       utask->state == UPROBE_TASK_STEP_ABANDON;
+}
+
+static inline bool consumer_wants(struct uprobe_consumer *uc, struct mm_struct *mm)
+{
+	return !uc->filter || uc->filter(uc, mm);
+}
+
+/* core.c */
+struct hlist_head *inode_bucket(struct inode *inode);
+struct uprobe *try_get_uprobe(struct uprobe *uprobe);
+void put_uprobe(struct uprobe *uprobe);
+struct uprobe *find_uprobe_srcu(struct inode *inode, loff_t offset);
+struct folio *get_file_folio(struct address_space *mapping, pgoff_t index,
+			     struct file *file);
+int prepare_insn(struct uprobe *uprobe, struct file *file);
+bool any_consumer_wants(struct uprobe *uprobe, struct mm_struct *mm);
+
+/* arm.c */
+bool valid_vm_flags(vm_flags_t flags, bool arming);
+bool valid_vma(struct vm_area_struct *vma, bool arming);
+int read_mm_bytes(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len,
+		  bool *copy);
+int write_mm_bytes(struct mm_struct *mm, unsigned long vaddr, const void *buf,
+		   size_t len);
+bool vma_maps(struct vm_area_struct *vma, struct inode *inode, loff_t offset);
+void drop_delayed_of_mm(struct mm_struct *mm);
+int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc);
+void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm);
+
+/* xol.c */
+int xol_mremap(const struct vm_special_mapping *sm, struct vm_area_struct *new_vma);
+struct xol_area *get_xol_area(void);
+unsigned long xol_take_slot(struct xol_area *area);
+unsigned long xol_take_own_slot(struct xol_area *area);
+void xol_free_slot(struct xol_area *area, unsigned long vaddr);
+void xol_write_slot(struct xol_area *area, unsigned long vaddr,
+		    const u8 *insn, size_t len);
+
+/* stubs.c */
+struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
+			  unsigned long *offset);
+void free_stub_page(struct stub_page *sp);
+bool site_serves(struct stub_site *site, struct uprobe *uprobe, unsigned long vaddr);
+bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr);
+int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn);
+bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr);
+void try_jump(struct uprobe *uprobe, unsigned long vaddr);
+unsigned long stub_source(struct stub_site *site, unsigned long stub);
+void leave_stub(struct pt_regs *regs);
+void dup_stub_pages(struct xol_area *old, struct xol_area *area);
+
+/* task.c */
+void utask_set_state(struct uprobe_task *utask, enum uprobe_task_state state);
+void release_signals(void);
+struct uprobe_task *get_utask(void);
+void drop_return_instances(struct uprobe_task *utask, struct return_instance *keep);
+
+/* return.c */
+void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
+		       unsigned long bp_vaddr);
+
+#endif /* _KERNEL_EVENTS_UPROBES_INTERNAL_H */

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uprobes core, return probes: at the entry hit, the return address is
+ * replaced with the XOL area's trampoline and kept in a return_instance
+ * of the task; when the function returns, the trampoline (or the
+ * uretprobe syscall, by the architecture) brings the task to
+ * uprobe_handle_trampoline(), which runs the return handlers and gives
+ * the task its real return address back.  Returns that a longjmp() left
+ * behind are dropped by their stack pointer.
+ */
+
+#include "internal.h"
+
+/*
+ * Drops the pending returns whose frames are gone: those below the stack
+ * pointer @sp (a longjmp() left them), and the one at @sp itself unless
+ * the return address there is still the trampoline (@chained).
+ */
+static void drop_dead_returns(struct uprobe_task *utask, unsigned long sp, bool chained)
+{
+	struct return_instance *keep = utask->return_instances;
+
+	while (keep && (keep->stack < sp || (keep->stack == sp && !chained)))
+		keep = keep->next;
+	drop_return_instances(utask, keep);
+}
+
+/*
+ * At the entry of a function probed with return handlers: replaces its
+ * return address with the trampoline and remembers the original.  Past
+ * MAX_URETPROBE_DEPTH pending returns the new one is not taken: the outer
+ * frames keep theirs.
+ */
+void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
+		       unsigned long bp_vaddr)
+{
+	struct uprobe_task *utask = current->utask;
+	unsigned long sp = user_stack_pointer(regs), tramp, orig;
+	struct xol_area *area = get_xol_area();
+	struct return_instance *ri;
+	bool chained;
+
+	if (!area)
+		return;
+	ri = kzalloc(sizeof(*ri), GFP_KERNEL);
+	if (!ri)
+		return;
+	/* The pending return outlives the hit: it holds a reference. */
+	ri->uprobe = try_get_uprobe(uprobe);
+	if (!ri->uprobe)
+		goto free;
+	tramp = area->vaddr;
+	orig = arch_uretprobe_hijack_return_addr(tramp, regs);
+	if (orig == -1UL)
+		goto put_uprobe;
+	/* A tail call from a function whose return is pending. */
+	chained = orig == tramp;
+	drop_dead_returns(utask, sp, chained);
+	if (utask->depth >= MAX_URETPROBE_DEPTH) {
+		pr_warn_ratelimited("uprobes: pid %d: more than %d pending returns\n",
+				    current->pid, MAX_URETPROBE_DEPTH);
+		if (!chained)
+			arch_uretprobe_hijack_return_addr(orig, regs);
+		goto put_uprobe;
+	}
+	if (chained) {
+		if (!utask->return_instances) {
+			force_sig(SIGSEGV);
+			goto put_uprobe;
+		}
+		orig = utask->return_instances->orig_ret_vaddr;
+	}
+	ri->func = bp_vaddr;
+	ri->stack = sp;
+	ri->orig_ret_vaddr = orig;
+	ri->chained = chained;
+	ri->next = utask->return_instances;
+	utask->return_instances = ri;
+	utask->depth++;
+	return;
+
+put_uprobe:
+	put_uprobe(ri->uprobe);
+free:
+	kfree(ri);
+}
+
+static void run_ret_handlers(struct return_instance *ri, struct pt_regs *regs)
+{
+	struct uprobe_consumer *uc;
+	int idx;
+
+	idx = srcu_read_lock(&uprobes_srcu);
+	list_for_each_entry_srcu(uc, &ri->uprobe->consumers, cons_node,
+				 srcu_read_lock_held(&uprobes_srcu))
+		if (uc->ret_handler)
+			uc->ret_handler(uc, ri->func, regs);
+	srcu_read_unlock(&uprobes_srcu, idx);
+}
+
+/**
+ * uprobe_handle_trampoline - a probed function returned to the trampoline
+ * @regs: the task's registers, with the stack as the function left it
+ *
+ * The returning frame is the oldest pending return below the stack
+ * pointer; newer ones are frames a longjmp() skipped, dropped without
+ * their handlers.  The returning frame's handlers run, and those of the
+ * functions that tail-called from it (chained), newest first; then the
+ * task goes on at the original return address.  A task with no pending
+ * return here gets SIGILL.
+ */
+void uprobe_handle_trampoline(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+	unsigned long sp = user_stack_pointer(regs);
+	struct return_instance *ri, *last = NULL, *keep;
+
+	if (utask)
+		for (ri = utask->return_instances; ri && ri->stack < sp; ri = ri->next)
+			last = ri;
+	if (!last) {
+		force_sig(SIGILL);
+		return;
+	}
+	keep = last->next;
+	instruction_pointer_set(regs, last->orig_ret_vaddr);
+	for (ri = utask->return_instances; ri != keep; ri = ri->next)
+		if (ri->stack == last->stack)
+			run_ret_handlers(ri, regs);
+	drop_return_instances(utask, keep);
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uprobes core, the XOL area: one page per mm, mapped at the first need.
+ * Slot 0 holds the return-probe trampoline; the others hold copies of
+ * probed instructions, run out of line.  A task may keep a slot of its
+ * own, where its run-direct instructions go; the last XOL_SHARED_SLOTS
+ * are never kept, so that a step always finds one.  Slots are taken
+ * without a lock (test_and_set_bit()).  The area and the mm's stub pages
+ * go with the mm; fork gives the child copies of both.
+ */
+
+#include "internal.h"
+
+static vm_fault_t xol_fault(const struct vm_special_mapping *sm,
+			    struct vm_area_struct *vma, struct vm_fault *vmf)
+{
+	struct xol_area *area = mm_xol_area(vma->vm_mm);
+
+	if (!area || vmf->pgoff != vma->vm_pgoff)
+		return VM_FAULT_SIGBUS;
+	get_page(area->page);
+	vmf->page = area->page;
+	return 0;
+}
+
+int xol_mremap(const struct vm_special_mapping *sm, struct vm_area_struct *new_vma)
+{
+	return -EPERM;
+}
+
+/*
+ * The mapping resolves to the page of whichever mm it is in, so that a
+ * forked child, which copies the mapping, gets a page of its own at the
+ * same address (uprobe_dup_mmap()).
+ */
+static const struct vm_special_mapping xol_mapping = {
+	.name = "[uprobes]",
+	.fault = xol_fault,
+	.mremap = xol_mremap,
+};
+
+static void free_xol_area(struct xol_area *area)
+{
+	struct stub_page *sp, *next;
+
+	list_for_each_entry_safe(sp, next, &area->stub_pages, node)
+		free_stub_page(sp);
+	if (area->page)
+		__free_page(area->page);
+	kfree(area);
+}
+
+/* A new area for @vaddr, holding the trampoline. */
+static struct xol_area *alloc_xol_area(unsigned long vaddr)
+{
+	struct xol_area *area = kzalloc(sizeof(*area), GFP_KERNEL);
+	const u8 *tramp;
+	size_t len;
+	void *kaddr;
+
+	if (!area)
+		return NULL;
+	area->page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+	if (!area->page) {
+		kfree(area);
+		return NULL;
+	}
+	area->vaddr = vaddr;
+	init_waitqueue_head(&area->wq);
+	INIT_LIST_HEAD(&area->stub_pages);
+	tramp = arch_uretprobe_trampoline(&len);
+	kaddr = kmap_local_page(area->page);
+	memcpy(kaddr, tramp, min_t(size_t, len, UPROBE_XOL_SLOT_BYTES));
+	kunmap_local(kaddr);
+	set_bit(0, area->slots);
+	return area;
+}
+
+static void publish_xol_area(struct mm_struct *mm, struct xol_area *area)
+{
+	/* The area is filled in before lockless readers can see it. */
+	smp_store_release(&mm->uprobes_state.xol_area, area);
+	set_bit(MMF_HAS_UPROBES, &mm->flags);
+}
+
+/* Maps a new XOL area into @mm. */
+static int map_xol_area(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	struct xol_area *area;
+	unsigned long vaddr;
+	int err = 0;
+
+	if (mmap_write_lock_killable(mm))
+		return -EINTR;
+	if (mm->uprobes_state.xol_area)
+		goto unlock;
+	vaddr = get_unmapped_area(NULL, 0, PAGE_SIZE, 0, 0);
+	if (IS_ERR_VALUE(vaddr)) {
+		err = vaddr;
+		goto unlock;
+	}
+	area = alloc_xol_area(vaddr);
+	if (!area) {
+		err = -ENOMEM;
+		goto unlock;
+	}
+	vma = _install_special_mapping(mm, vaddr, PAGE_SIZE,
+				       VM_EXEC | VM_MAYEXEC | VM_DONTEXPAND | VM_IO,
+				       &xol_mapping);
+	if (IS_ERR(vma)) {
+		err = PTR_ERR(vma);
+		goto free_area;
+	}
+	publish_xol_area(mm, area);
+	goto unlock;
+
+free_area:
+	free_xol_area(area);
+unlock:
+	mmap_write_unlock(mm);
+	return err;
+}
+
+/* The current mm's XOL area, mapped at the first call; NULL on failure. */
+struct xol_area *get_xol_area(void)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (!mm_xol_area(mm) && map_xol_area(mm))
+		return NULL;
+	return mm_xol_area(mm);
+}
+
+/*
+ * A free slot of @area, taken without a lock, as long as more than @keep
+ * stay free: its address, or 0.
+ */
+static unsigned long xol_try_slot(struct xol_area *area, unsigned int keep)
+{
+	unsigned long slot;
+
+	do {
+		if (keep && bitmap_weight(area->slots, XOL_SLOTS) >= XOL_SLOTS - keep)
+			return 0;
+		slot = find_first_zero_bit(area->slots, XOL_SLOTS);
+		if (slot >= XOL_SLOTS)
+			return 0;
+	} while (test_and_set_bit(slot, area->slots));
+	return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
+}
+
+/*
+ * A free slot of @area, its address.  Threads take slots without a lock;
+ * only when every slot is in use does one wait for another's step to end.
+ * 0 when a fatal signal cuts the wait short.
+ */
+unsigned long xol_take_slot(struct xol_area *area)
+{
+	unsigned long vaddr;
+
+	for (;;) {
+		vaddr = xol_try_slot(area, 0);
+		if (vaddr)
+			return vaddr;
+		if (wait_event_killable(area->wq, !bitmap_full(area->slots, XOL_SLOTS)))
+			return 0;
+	}
+}
+
+/*
+ * A slot for the current task to keep (uprobe_task.own_slot), or 0 when
+ * taking one would leave fewer than XOL_SHARED_SLOTS for steps.
+ */
+unsigned long xol_take_own_slot(struct xol_area *area)
+{
+	return xol_try_slot(area, XOL_SHARED_SLOTS);
+}
+
+void xol_free_slot(struct xol_area *area, unsigned long vaddr)
+{
+	unsigned long slot = (vaddr - area->vaddr) / UPROBE_XOL_SLOT_BYTES;
+
+	if (WARN_ON_ONCE(!slot || slot >= XOL_SLOTS))
+		return;
+	clear_bit(slot, area->slots);
+	/* The freed slot is visible before the check for waiters. */
+	smp_mb__after_atomic();
+	if (wq_has_sleeper(&area->wq))
+		wake_up(&area->wq);
+}
+
+/*
+ * The slot gets @insn, then breakpoints: nothing past it runs unnoticed.
+ * A slot that holds @insn already is left alone: the next hit of the same
+ * probe finds it so, and code rewritten on every hit is slow to run (an
+ * emulator translates it anew; a CPU may flush its pipeline).
+ */
+void xol_write_slot(struct xol_area *area, unsigned long vaddr,
+		    const u8 *insn, size_t len)
+{
+	void *kaddr = kmap_local_page(area->page) + (vaddr - area->vaddr);
+
+	if (memcmp(kaddr, insn, len)) {
+		memcpy(kaddr, insn, len);
+		memset(kaddr + len, UPROBE_SWBP_INSN, UPROBE_XOL_SLOT_BYTES - len);
+		flush_dcache_page(area->page);
+	}
+	kunmap_local(kaddr);
+}
+
+/**
+ * uprobe_get_trampoline_vaddr - where return probes return to
+ *
+ * Return: the address of the current mm's trampoline, or -1 if it has none.
+ */
+unsigned long uprobe_get_trampoline_vaddr(void)
+{
+	struct xol_area *area = current->mm ? mm_xol_area(current->mm) : NULL;
+
+	return area ? area->vaddr : -1UL;
+}
+
+/**
+ * uprobe_dup_mmap - fork copies an mm
+ * @oldmm: the parent's
+ * @newmm: the child's, with the parent's mappings copied
+ *
+ * The child has the parent's breakpoints and jumps already, in its copies
+ * of the pages; it needs its own XOL page behind the copied XOL mapping,
+ * where its pending returns (uprobe_copy_process()) lead, and its own
+ * copies of the stub pages the jumps lead to.
+ */
+void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
+{
+	struct xol_area *old = mm_xol_area(oldmm), *area;
+
+	if (test_bit(MMF_HAS_UPROBES, &oldmm->flags))
+		set_bit(MMF_HAS_UPROBES, &newmm->flags);
+	if (!old)
+		return;
+	area = alloc_xol_area(old->vaddr);
+	if (!area)
+		return;
+	dup_stub_pages(old, area);
+	publish_xol_area(newmm, area);
+}
+
+/**
+ * uprobe_clear_state - an mm is torn down
+ * @mm: the mm
+ */
+void uprobe_clear_state(struct mm_struct *mm)
+{
+	drop_delayed_of_mm(mm);
+	if (mm->uprobes_state.xol_area)
+		free_xol_area(mm->uprobes_state.xol_area);
+	mm->uprobes_state.xol_area = NULL;
+}
