@@ -20,6 +20,8 @@
  *                             (first instruction push, or a 5-byte nop)
  *   threads.1, threads.2      one, then two threads (one per vCPU) hitting
  *                             one probe: ns per call of the aggregate rate
+ *   threads.64                64 threads on the two vCPUs hitting a probe
+ *                             whose instruction runs out of line (mov)
  *   register.N, unregister.N  opening then closing N = 1000, 10000 probe
  *                             events (ms); see bench_registration()
  *   rss.P, anon.P             resident and anonymous memory of this process
@@ -230,8 +232,11 @@ static void bench_uretprobe(void)
 	close(fds[1]);
 }
 
+#define HITTERS_MAX	64
+
 struct hitter {
 	pthread_t thread;
+	long (*fn)(long x);
 	int cpu;
 	long calls, ns;
 };
@@ -242,7 +247,7 @@ static void *hitter_main(void *arg)
 
 	if (pin_to_cpu(h->cpu))
 		die("cannot run on CPU %d", h->cpu);
-	h->calls = call_for_a_while(bench_nop, &h->ns);
+	h->calls = call_for_a_while(h->fn, &h->ns);
 	return NULL;
 }
 
@@ -253,13 +258,13 @@ static long long count_cpus(const int *fds)
 }
 
 /*
- * @n threads, one per CPU, hit one probe, counted by per-CPU events @fds
- * (a per-thread event would not see the new threads); ns per call of the
- * aggregate rate.
+ * @n threads, spread over the two CPUs, hit the probe on @fn, counted by
+ * per-CPU events @fds (a per-thread event would not see the new threads);
+ * ns per call of the aggregate rate.
  */
-static void measure_threads(const char *name, int n, const int *fds)
+static void measure_threads(const char *name, int n, long (*fn)(long x), const int *fds)
 {
-	struct hitter h[2];
+	static struct hitter h[HITTERS_MAX];
 	long calls, ns, before, calibration;
 	int round, i;
 
@@ -268,7 +273,8 @@ static void measure_threads(const char *name, int n, const int *fds)
 		calibration = calibration_ns();
 		calls = ns = 0;
 		for (i = 0; i < n; i++) {
-			h[i].cpu = i;
+			h[i].cpu = i % 2;
+			h[i].fn = fn;
 			if (pthread_create(&h[i].thread, NULL, hitter_main, &h[i]))
 				die("pthread_create");
 		}
@@ -292,8 +298,13 @@ static void bench_threads(void)
 		die("the threads cases need 2 CPUs");
 	fds[0] = probe_open_on(bench_nop, 0, 0);
 	fds[1] = probe_open_on(bench_nop, 0, 1);
-	measure_threads("threads.1", 1, fds);
-	measure_threads("threads.2", 2, fds);
+	measure_threads("threads.1", 1, bench_nop, fds);
+	measure_threads("threads.2", 2, bench_nop, fds);
+	close(fds[0]);
+	close(fds[1]);
+	fds[0] = probe_open_on(bench_mov, 0, 0);
+	fds[1] = probe_open_on(bench_mov, 0, 1);
+	measure_threads("threads.64", HITTERS_MAX, bench_mov, fds);
 	close(fds[0]);
 	close(fds[1]);
 }

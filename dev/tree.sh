@@ -54,22 +54,31 @@ removed_paths() {
 	overlay_entries | sed -n 's/^-//p'
 }
 
-# Build in $1 the files of `ours` that differ from the base.
+# Applies patch $2 to stage $1, starting from the base's version of the
+# files it changes that are not staged yet.
+stage_patch() {
+	local stage=$1 patch=$2 path
+	while read -r path; do
+		[ -e "$stage/$path" ] || [ ! -e "$base/$path" ] ||
+			install -D -m 644 "$base/$path" "$stage/$path"
+	done < <(sed -n 's#^+++ b/\([^[:space:]]*\).*#\1#p' "$patch")
+	patch -s -p1 -d "$stage" --no-backup-if-mismatch <"$patch"
+}
+
+# Build in $1 the files of `ours` that differ from the base: our patches,
+# then our files, then the mutant's patch, which may break either.
 stage_changes() {
 	local stage=$1 patch path
-	for patch in "$top"/patches/*.patch $mutant; do
+	for patch in "$top"/patches/*.patch; do
 		[ -e "$patch" ] || continue
-		while read -r path; do
-			[ -e "$stage/$path" ] || [ ! -e "$base/$path" ] ||
-				install -D -m 644 "$base/$path" "$stage/$path"
-		done < <(sed -n 's#^+++ b/\([^[:space:]]*\).*#\1#p' "$patch")
-		patch -s -p1 -d "$stage" --no-backup-if-mismatch <"$patch"
+		stage_patch "$stage" "$patch"
 	done
 	while read -r path; do
 		[ -e "$top/$path" ] || { echo "overlay.list: $path: no such file" >&2; exit 1; }
 		mkdir -p "$stage/$(dirname "$path")"
 		cp -r "$top/$path" "$stage/$(dirname "$path")/"
 	done < <(overlay_paths)
+	[ -z "$mutant" ] || stage_patch "$stage" "$mutant"
 }
 
 # Make tree $2 hold the staged files, touching only what changed, remove

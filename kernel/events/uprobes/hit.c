@@ -176,14 +176,7 @@ static void leave_own_slot(struct uprobe_task *utask, struct pt_regs *regs)
 /* The byte just past the copy in the task's own slot becomes @byte: the old one. */
 static u8 own_slot_poke(struct xol_area *area, struct uprobe_task *utask, u8 byte)
 {
-	unsigned long vaddr = utask->own_slot + utask->own_len;
-	u8 *kaddr = kmap_local_page(area->page) + (vaddr - area->vaddr);
-	u8 old = *kaddr;
-
-	*kaddr = byte;
-	flush_dcache_page(area->page);
-	kunmap_local(kaddr);
-	return old;
+	return xol_swap_byte(area, utask->own_slot + utask->own_len, byte);
 }
 
 /*

@@ -27,7 +27,9 @@
 #include <linux/workqueue.h>
 
 #define UPROBES_HASH_BITS	10
-#define XOL_SLOTS		(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
+#define XOL_PAGES_MAX		32	/* per mm: room for 2031 own slots */
+#define XOL_SLOTS_PER_PAGE	(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
+#define XOL_SLOTS		(XOL_PAGES_MAX * XOL_SLOTS_PER_PAGE)
 #define XOL_SHARED_SLOTS	16	/* never kept by a task: left for steps */
 #define STUBS_PER_PAGE		(PAGE_SIZE / UPROBE_STUB_BYTES)
 #define STUB_PAGES_MAX		16	/* per mm */
@@ -82,8 +84,10 @@ struct uprobe {
 /**
  * struct xol_area - the per-mm page of XOL slots and the trampoline, and
  *	the mm's stub pages
- * @vaddr: where the page is mapped in the mm
- * @page: the page (slot 0 holds the return-probe trampoline)
+ * @vaddr: where the area is mapped in the mm (XOL_PAGES_MAX pages)
+ * @pages: its pages: the first (slot 0 holds the return-probe trampoline)
+ *	from the start, each other one from when a slot in it is first taken;
+ *	set once by cmpxchg(), read with acquire, freed with the mm
  * @slots: the slots in use; lockless: test_and_set_bit() takes one
  * @wq: tasks waiting for a free slot (only when all are in use)
  * @stub_pages: the mm's stub pages (mmap_lock write; RCU readers); only
@@ -93,7 +97,7 @@ struct uprobe {
  */
 struct xol_area {
 	unsigned long vaddr;
-	struct page *page;
+	struct page *pages[XOL_PAGES_MAX];
 	DECLARE_BITMAP(slots, XOL_SLOTS);
 	wait_queue_head_t wq;
 	struct list_head stub_pages;
@@ -209,6 +213,7 @@ unsigned long xol_take_own_slot(struct xol_area *area);
 void xol_free_slot(struct xol_area *area, unsigned long vaddr);
 void xol_write_slot(struct xol_area *area, unsigned long vaddr,
 		    const u8 *insn, size_t len);
+u8 xol_swap_byte(struct xol_area *area, unsigned long vaddr, u8 byte);
 
 /* stubs.c */
 struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,

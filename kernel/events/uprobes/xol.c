@@ -1,12 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * uprobes core, the XOL area: one page per mm, mapped at the first need.
- * Slot 0 holds the return-probe trampoline; the others hold copies of
- * probed instructions, run out of line.  A task may keep a slot of its
- * own, where its run-direct instructions go; the last XOL_SHARED_SLOTS
- * are never kept, so that a step always finds one.  Slots are taken
- * without a lock (test_and_set_bit()).  The area and the mm's stub pages
- * go with the mm; fork gives the child copies of both.
+ * uprobes core, the XOL area: XOL_PAGES_MAX pages of an mm's address
+ * space, mapped at the first need, of which only the first has memory
+ * from the start.  Slot 0 holds the return-probe trampoline; the others
+ * hold copies of probed instructions, run out of line.  A task may keep a
+ * slot of its own, where its run-direct instructions go, until it exits.
+ * Steps take slots of the first page only, and XOL_SHARED_SLOTS of them
+ * are never kept, so that a step always finds one without memory to
+ * allocate; kept slots go to the other pages when the first has no more
+ * to give.  So up to XOL_SLOTS - 1 - XOL_SHARED_SLOTS threads run
+ * directly at once; past that a thread steps.
+ *
+ * Slots are taken without a lock (test_and_set_bit()).  The page of a
+ * slot is allocated by the first task that takes a slot in it, and set
+ * with cmpxchg(): a page, once there, stays until the mm goes, so a task
+ * that holds a slot may use its page without a lock.  The area and the
+ * mm's stub pages go with the mm; fork gives the child its own first
+ * page, and copies of the stub pages.
  */
 
 #include "internal.h"
@@ -15,11 +25,17 @@ static vm_fault_t xol_fault(const struct vm_special_mapping *sm,
 			    struct vm_area_struct *vma, struct vm_fault *vmf)
 {
 	struct xol_area *area = mm_xol_area(vma->vm_mm);
+	unsigned long i = vmf->pgoff - vma->vm_pgoff;
+	struct page *page;
 
-	if (!area || vmf->pgoff != vma->vm_pgoff)
+	if (!area || i >= XOL_PAGES_MAX)
 		return VM_FAULT_SIGBUS;
-	get_page(area->page);
-	vmf->page = area->page;
+	/* Pairs with the cmpxchg() in xol_slot_page(). */
+	page = smp_load_acquire(&area->pages[i]);
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
 	return 0;
 }
 
@@ -29,8 +45,8 @@ int xol_mremap(const struct vm_special_mapping *sm, struct vm_area_struct *new_v
 }
 
 /*
- * The mapping resolves to the page of whichever mm it is in, so that a
- * forked child, which copies the mapping, gets a page of its own at the
+ * The mapping resolves to the pages of whichever mm it is in, so that a
+ * forked child, which copies the mapping, gets pages of its own at the
  * same address (uprobe_dup_mmap()).
  */
 static const struct vm_special_mapping xol_mapping = {
@@ -42,12 +58,28 @@ static const struct vm_special_mapping xol_mapping = {
 static void free_xol_area(struct xol_area *area)
 {
 	struct stub_page *sp, *next;
+	int i;
 
 	list_for_each_entry_safe(sp, next, &area->stub_pages, node)
 		free_stub_page(sp);
-	if (area->page)
-		__free_page(area->page);
+	for (i = 0; i < XOL_PAGES_MAX; i++)
+		if (area->pages[i])
+			__free_page(area->pages[i]);
 	kfree(area);
+}
+
+/* A page of slots, all breakpoints: nothing in it runs unnoticed. */
+static struct page *alloc_xol_page(void)
+{
+	struct page *page = alloc_page(GFP_HIGHUSER);
+	void *kaddr;
+
+	if (!page)
+		return NULL;
+	kaddr = kmap_local_page(page);
+	memset(kaddr, UPROBE_SWBP_INSN, PAGE_SIZE);
+	kunmap_local(kaddr);
+	return page;
 }
 
 /* A new area for @vaddr, holding the trampoline. */
@@ -60,8 +92,8 @@ static struct xol_area *alloc_xol_area(unsigned long vaddr)
 
 	if (!area)
 		return NULL;
-	area->page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
-	if (!area->page) {
+	area->pages[0] = alloc_xol_page();
+	if (!area->pages[0]) {
 		kfree(area);
 		return NULL;
 	}
@@ -69,7 +101,7 @@ static struct xol_area *alloc_xol_area(unsigned long vaddr)
 	init_waitqueue_head(&area->wq);
 	INIT_LIST_HEAD(&area->stub_pages);
 	tramp = arch_uretprobe_trampoline(&len);
-	kaddr = kmap_local_page(area->page);
+	kaddr = kmap_local_page(area->pages[0]);
 	memcpy(kaddr, tramp, min_t(size_t, len, UPROBE_XOL_SLOT_BYTES));
 	kunmap_local(kaddr);
 	set_bit(0, area->slots);
@@ -95,7 +127,7 @@ static int map_xol_area(struct mm_struct *mm)
 		return -EINTR;
 	if (mm->uprobes_state.xol_area)
 		goto unlock;
-	vaddr = get_unmapped_area(NULL, 0, PAGE_SIZE, 0, 0);
+	vaddr = get_unmapped_area(NULL, 0, XOL_PAGES_MAX * PAGE_SIZE, 0, 0);
 	if (IS_ERR_VALUE(vaddr)) {
 		err = vaddr;
 		goto unlock;
@@ -105,7 +137,7 @@ static int map_xol_area(struct mm_struct *mm)
 		err = -ENOMEM;
 		goto unlock;
 	}
-	vma = _install_special_mapping(mm, vaddr, PAGE_SIZE,
+	vma = _install_special_mapping(mm, vaddr, XOL_PAGES_MAX * PAGE_SIZE,
 				       VM_EXEC | VM_MAYEXEC | VM_DONTEXPAND | VM_IO,
 				       &xol_mapping);
 	if (IS_ERR(vma)) {
@@ -132,49 +164,99 @@ struct xol_area *get_xol_area(void)
 	return mm_xol_area(mm);
 }
 
-/*
- * A free slot of @area, taken without a lock, as long as more than @keep
- * stay free: its address, or 0.
- */
-static unsigned long xol_try_slot(struct xol_area *area, unsigned int keep)
+/* The page of @slot, allocated if it is the first slot taken in it. */
+static struct page *xol_slot_page(struct xol_area *area, unsigned long slot)
 {
-	unsigned long slot;
+	struct page **pagep = &area->pages[slot / XOL_SLOTS_PER_PAGE];
+	struct page *page = smp_load_acquire(pagep), *old;
 
-	do {
-		if (keep && bitmap_weight(area->slots, XOL_SLOTS) >= XOL_SLOTS - keep)
-			return 0;
-		slot = find_first_zero_bit(area->slots, XOL_SLOTS);
-		if (slot >= XOL_SLOTS)
-			return 0;
-	} while (test_and_set_bit(slot, area->slots));
+	if (page)
+		return page;
+	page = alloc_xol_page();
+	if (!page)
+		return NULL;
+	/* Full barrier: the page is filled in before the fault can see it. */
+	old = cmpxchg(pagep, NULL, page);
+	if (!old)
+		return page;
+	__free_page(page);
+	return old;
+}
+
+/* The page of the slot at @vaddr, which the caller holds. */
+static struct page *xol_vaddr_page(struct xol_area *area, unsigned long vaddr)
+{
+	unsigned long slot = (vaddr - area->vaddr) / UPROBE_XOL_SLOT_BYTES;
+
+	return smp_load_acquire(&area->pages[slot / XOL_SLOTS_PER_PAGE]);
+}
+
+static unsigned long slot_vaddr(struct xol_area *area, unsigned long slot)
+{
 	return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
 }
 
 /*
- * A free slot of @area, its address.  Threads take slots without a lock;
- * only when every slot is in use does one wait for another's step to end.
- * 0 when a fatal signal cuts the wait short.
+ * A free slot of @area from @first up to (not including) @end, taken
+ * without a lock: its number, or @end if there is none.
+ */
+static unsigned long xol_try_slot(struct xol_area *area, unsigned long first,
+				  unsigned long end)
+{
+	unsigned long slot;
+
+	do {
+		slot = find_next_zero_bit(area->slots, end, first);
+		if (slot >= end)
+			return end;
+	} while (test_and_set_bit(slot, area->slots));
+	return slot;
+}
+
+/*
+ * A free slot of @area's first page for a step, its address.  Threads
+ * take slots without a lock; only when every slot of the page is in use
+ * does one wait for another's step to end.  0 when a fatal signal cuts
+ * the wait short.
  */
 unsigned long xol_take_slot(struct xol_area *area)
 {
-	unsigned long vaddr;
+	unsigned long slot;
 
 	for (;;) {
-		vaddr = xol_try_slot(area, 0);
-		if (vaddr)
-			return vaddr;
-		if (wait_event_killable(area->wq, !bitmap_full(area->slots, XOL_SLOTS)))
+		slot = xol_try_slot(area, 1, XOL_SLOTS_PER_PAGE);
+		if (slot < XOL_SLOTS_PER_PAGE)
+			return slot_vaddr(area, slot);
+		if (wait_event_killable(area->wq,
+					!bitmap_full(area->slots, XOL_SLOTS_PER_PAGE)))
 			return 0;
 	}
 }
 
 /*
- * A slot for the current task to keep (uprobe_task.own_slot), or 0 when
- * taking one would leave fewer than XOL_SHARED_SLOTS for steps.
+ * A slot for the current task to keep (uprobe_task.own_slot): in the first
+ * page while that leaves XOL_SHARED_SLOTS of it to steps, else in the
+ * other pages.  0 when all are taken, or there is no memory for a page.
  */
 unsigned long xol_take_own_slot(struct xol_area *area)
 {
-	return xol_try_slot(area, XOL_SHARED_SLOTS);
+	unsigned long slot = xol_try_slot(area, 1, XOL_SLOTS_PER_PAGE);
+
+	/* Taken before counted: racing takers cannot all squeeze in. */
+	if (slot < XOL_SLOTS_PER_PAGE) {
+		if (bitmap_weight(area->slots, XOL_SLOTS_PER_PAGE) <=
+		    XOL_SLOTS_PER_PAGE - XOL_SHARED_SLOTS)
+			return slot_vaddr(area, slot);
+		xol_free_slot(area, slot_vaddr(area, slot));
+	}
+	slot = xol_try_slot(area, XOL_SLOTS_PER_PAGE, XOL_SLOTS);
+	if (slot >= XOL_SLOTS)
+		return 0;
+	if (!xol_slot_page(area, slot)) {
+		xol_free_slot(area, slot_vaddr(area, slot));
+		return 0;
+	}
+	return slot_vaddr(area, slot);
 }
 
 void xol_free_slot(struct xol_area *area, unsigned long vaddr)
@@ -199,14 +281,28 @@ void xol_free_slot(struct xol_area *area, unsigned long vaddr)
 void xol_write_slot(struct xol_area *area, unsigned long vaddr,
 		    const u8 *insn, size_t len)
 {
-	void *kaddr = kmap_local_page(area->page) + (vaddr - area->vaddr);
+	struct page *page = xol_vaddr_page(area, vaddr);
+	void *kaddr = kmap_local_page(page) + offset_in_page(vaddr);
 
 	if (memcmp(kaddr, insn, len)) {
 		memcpy(kaddr, insn, len);
 		memset(kaddr + len, UPROBE_SWBP_INSN, UPROBE_XOL_SLOT_BYTES - len);
-		flush_dcache_page(area->page);
+		flush_dcache_page(page);
 	}
 	kunmap_local(kaddr);
+}
+
+/* The byte at @vaddr, in a slot the caller holds, becomes @byte: the old one. */
+u8 xol_swap_byte(struct xol_area *area, unsigned long vaddr, u8 byte)
+{
+	struct page *page = xol_vaddr_page(area, vaddr);
+	u8 *kaddr = kmap_local_page(page) + offset_in_page(vaddr);
+	u8 old = *kaddr;
+
+	*kaddr = byte;
+	flush_dcache_page(page);
+	kunmap_local(kaddr);
+	return old;
 }
 
 /**

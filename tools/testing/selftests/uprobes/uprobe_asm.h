@@ -64,4 +64,13 @@ extern const unsigned char jump_redzone_insn[], jump_regs_insn[], jump_jcc_insn[
 long sandbox_nop5(long x);
 long sandbox_nop1(long x);
 
+/*
+ * uprobe_lifecycle.c: life_direct(x) = x + 1 by a lea, run out of line
+ * without a step; life_stepped(x) = x + 2 after a pushfq and the popfq at
+ * life_stepped_popf, which is stepped.
+ */
+long life_direct(long x);
+long life_stepped(long x);
+extern const unsigned char life_stepped_popf[];
+
 #endif

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include "uprobe_asm.h"
 #include "uprobe_util.h"
 
 #define GROUP "ulife"
@@ -33,6 +34,25 @@ TARGET long life_target(long x)
 {
 	return x * 7 + 3;
 }
+
+asm(".pushsection .text\n"
+	".globl life_direct\n"
+	".type life_direct, @function\n"
+	"life_direct:\n"
+	"	lea 1(%rdi), %rax\n"
+	"	ret\n"
+	".size life_direct, .-life_direct\n"
+	".globl life_stepped\n"
+	".type life_stepped, @function\n"
+	"life_stepped:\n"
+	"	pushfq\n"
+	".globl life_stepped_popf\n"
+	"life_stepped_popf:\n"
+	"	popfq\n"
+	"	lea 2(%rdi), %rax\n"
+	"	ret\n"
+	".size life_stepped, .-life_stepped\n"
+	".popsection");
 
 /* Exits with @code if it is not negative: its return never happens. */
 TARGET long life_maybe_exit(long code)
@@ -170,6 +190,7 @@ FIXTURE_SETUP(life)
 FIXTURE_TEARDOWN(life)
 {
 	tracing_reset();
+	tfs_write("kprobe_events", "");
 	if (self->copy[0])
 		unlink(self->copy);
 }
@@ -220,6 +241,87 @@ TEST_F(life, threads)
 		EXPECT_EQ(0, args[i].bad);
 		EXPECT_EQ(NCALLS, count_in_trace("thr", args[i].tid));
 	}
+}
+
+#define CROWD_THREADS 1000
+#define CROWD_ROUNDS 3
+#define CROWD_CALLS 3
+
+struct crowd {
+	pthread_barrier_t start, hold;
+	long bad;
+};
+
+/* Calls life_direct(), then holds on until the whole crowd has. */
+static void *crowd_calls(void *p)
+{
+	struct crowd *c = p;
+	long i;
+
+	pthread_barrier_wait(&c->start);
+	for (i = 0; i < CROWD_CALLS; i++)
+		if (life_direct(i) != i + 1)
+			__atomic_add_fetch(&c->bad, 1, __ATOMIC_RELAXED);
+	pthread_barrier_wait(&c->hold);
+	return NULL;
+}
+
+/* One round: CROWD_THREADS threads alive at once, each hitting the probe. */
+static int crowd_round(struct crowd *c)
+{
+	static pthread_t threads[CROWD_THREADS];
+	pthread_attr_t attr;
+	int i, n, err = 0;
+
+	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, 64 << 10) ||
+	    pthread_barrier_init(&c->start, NULL, CROWD_THREADS) ||
+	    pthread_barrier_init(&c->hold, NULL, CROWD_THREADS))
+		return -1;
+	for (n = 0; n < CROWD_THREADS; n++)
+		if (pthread_create(&threads[n], &attr, crowd_calls, c))
+			break;
+	if (n < CROWD_THREADS)
+		err = -1;
+	/* Threads not made leave the others stuck at a barrier: do not wait. */
+	for (i = 0; !err && i < n; i++)
+		pthread_join(threads[i], NULL);
+	pthread_barrier_destroy(&c->start);
+	pthread_barrier_destroy(&c->hold);
+	pthread_attr_destroy(&attr);
+	return err;
+}
+
+/*
+ * A thousand threads at once run a probed instruction out of line, each
+ * from a slot of its own, and none single-steps: a kprobe on
+ * arch_uprobe_pre_xol(), where every step starts, is never hit.  Three
+ * rounds of them, one after the other, more than the XOL area can hold
+ * at once: the slots of exited threads are used again.  A probed popfq,
+ * which is stepped, shows that the kprobe sees steps.  (The base engine
+ * steps every such instruction: there only the hits are counted.)
+ */
+TEST_F(life, thousand_threads_run_direct)
+{
+	struct crowd c = { 0 };
+	int round;
+
+	ASSERT_EQ(0, add_self_probe("p", "crowd", life_direct, NULL));
+	ASSERT_EQ(0, add_self_probe("p", "stepped", life_stepped_popf, NULL));
+	ASSERT_EQ(0, event_enable(GROUP, "crowd", 1));
+	ASSERT_EQ(0, event_enable(GROUP, "stepped", 1));
+	ASSERT_EQ(0, tfs_write("kprobe_events", "p:ulife_k/steps arch_uprobe_pre_xol"));
+	ASSERT_EQ(0, event_enable("ulife_k", "steps", 1));
+	for (round = 0; round < CROWD_ROUNDS; round++)
+		ASSERT_EQ(0, crowd_round(&c));
+	if (!engine_is_base())
+		EXPECT_EQ(0, kprobe_hits("steps"));
+	EXPECT_EQ(7, life_stepped(5));
+	EXPECT_LE(1, kprobe_hits("steps"));
+	ASSERT_EQ(0, event_enable("ulife_k", "steps", 0));
+	ASSERT_EQ(0, event_enable(GROUP, "crowd", 0));
+	EXPECT_EQ(0, c.bad);
+	EXPECT_EQ(CROWD_ROUNDS * CROWD_THREADS * CROWD_CALLS, profile_hits("crowd"));
+	EXPECT_EQ(1, profile_hits("stepped"));
 }
 
 /* A forked child keeps the parent's breakpoints; its hits carry its pid. */

@@ -190,18 +190,25 @@ int run_wait(char *const argv[])
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-long profile_hits(const char *event)
+/*
+ * The hit count of EVENT in tracefs @file: lines of the event's name and
+ * its hits, after the probed file's name when @file_first.
+ */
+static long profile_find(const char *file, bool file_first, const char *event)
 {
-	char *text = tfs_read("uprobe_profile"), *line, *save = NULL;
+	char *text = tfs_read(file), *line, *save = NULL;
 	char name[256];
 	unsigned long hits;
 	const char *slash;
 	long found = -1;
+	int n;
 
 	if (!text)
 		return -1;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%*s %255s %lu", name, &hits) != 2)
+		n = file_first ? sscanf(line, "%*s %255s %lu", name, &hits) :
+				 sscanf(line, "%255s %lu", name, &hits);
+		if (n != 2)
 			continue;
 		slash = strchr(name, '/');
 		if (!strcmp(name, event) || (slash && !strcmp(slash + 1, event))) {
@@ -211,6 +218,16 @@ long profile_hits(const char *event)
 	}
 	free(text);
 	return found;
+}
+
+long profile_hits(const char *event)
+{
+	return profile_find("uprobe_profile", true, event);
+}
+
+long kprobe_hits(const char *event)
+{
+	return profile_find("kprobe_profile", false, event);
 }
 
 int trace_count_pid(const char *text, const char *event, pid_t pid)

@@ -81,6 +81,8 @@ int run_wait(char *const argv[]);
  * its "GROUP/"), or -1 if the event is not listed.
  */
 long profile_hits(const char *event);
+/* The same for a kprobe event, from kprobe_profile. */
+long kprobe_hits(const char *event);
 /*
  * How many lines of trace buffer @text are hits of EVENT by task @pid
  * (any task if @pid is 0).
