@@ -99,6 +99,8 @@ struct uprobe_return_record {
  * @consumer: what the uprobes core calls; ret_handler is set for returns
  * @uprobe: the core's probe while @consumer is registered, else NULL
  * @hits: per CPU, for uprobe_profile
+ * @wants: whom the perf events of the event want, for the hit path and
+ *	the core's filter (RCU; rebuilt at each perf open and close)
  * @devent: its entry in the dynamic event list (not for perf's own probes)
  * @tp: the trace_probe library's part; its event is shared by siblings
  */
@@ -482,8 +484,10 @@ static void tu_trace(struct trace_uprobe *tu, const struct tu_hit *hit)
 #ifdef CONFIG_PERF_EVENTS
 /*
  * A record of @hit for the perf events of this CPU.  The flag is read
- * again with preemption off: perf frees call->perf_events an RCU grace
- * period after clearing it.
+ * again here: perf frees call->perf_events as soon as its last event
+ * leaves (perf_trace_event_unreg() waits for no tracepoint grace period
+ * for a uprobe event), once tu_disable() has waited for the handlers
+ * that may have seen the flag set.
  */
 static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit, bool wanted)
 {
@@ -849,6 +853,8 @@ static int tu_disable(struct trace_event_call *call, struct trace_event_file *fi
 		tu_disarm_event(tp);
 	else if (file && !(now & TP_FLAG_TRACE))
 		tu_apply_event(tp, false);
+	else if (!file)
+		uprobe_unregister_sync();	/* perf frees its lists next */
 	return 0;
 }
 

@@ -6,13 +6,17 @@
  * CPU, with inherit off and on; an SDT semaphore named in config counts the
  * probes that use it while their events exist; samples carry the probed
  * address; a probe on a missing file or past the end of one is refused.
+ * Events closed while threads hit their probe, and ten thousand events
+ * opened and closed, leave exact counts and the text as it was.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,6 +48,18 @@ TARGET long perf_recurse(int depth)
 	}
 	return perf_recurse(depth - 1) + 1;
 }
+
+/* 10000 one-byte nops, each a place to probe, then a return. */
+#define SLED_NOPS 10000
+asm(".pushsection .text\n"
+	".globl perf_sled\n"
+	".type perf_sled, @function\n"
+	"perf_sled:\n"
+	"	.fill 10000, 1, 0x90\n"
+	"	ret\n"
+	".size perf_sled, .-perf_sled\n"
+	".popsection");
+void perf_sled(void);
 
 /* An SDT semaphore: file-backed data, as sdt.h puts it in ".probes". */
 __section(".probes") __used unsigned short perf_sema;
@@ -444,6 +460,120 @@ TEST_F(perf, sample_ip)
 	EXPECT_EQ(3, at_target);
 	EXPECT_EQ(3, perf_count(self->fd[0]));
 	munmap(meta, pages * psize);
+}
+
+#define CHURN_ROUNDS 200
+#define CHURN_CALLS 50
+
+struct churn {
+	pthread_barrier_t opened, done, go, closed;
+	int cpu;
+	long bad;
+};
+
+/*
+ * A worker on its CPU: per round, CHURN_CALLS calls while the events
+ * exist, then as many while they are being closed.
+ */
+static void *churn_worker(void *p)
+{
+	struct churn *c = p;
+	int round, i;
+
+	if (pin_to_cpu(c->cpu))
+		c->bad++;
+	for (round = 0; round < CHURN_ROUNDS; round++) {
+		pthread_barrier_wait(&c->opened);
+		for (i = 0; i < CHURN_CALLS; i++)
+			c->bad += perf_target(i) != i + 1;
+		pthread_barrier_wait(&c->done);
+		pthread_barrier_wait(&c->go);
+		for (i = 0; i < CHURN_CALLS; i++)
+			c->bad += perf_target(i) != i + 1;
+		pthread_barrier_wait(&c->closed);
+	}
+	return NULL;
+}
+
+/*
+ * Two threads, one per CPU, hit a probe while its CPU-wide events are
+ * opened and closed 200 times: while the events exist they count every
+ * call exactly, and closing them under the hits harms no one.
+ */
+TEST_F_TIMEOUT(perf, close_while_threads_hit, 300)
+{
+	struct churn c[2];
+	pthread_t threads[2];
+	int round, i;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	for (i = 0; i < 2; i++) {
+		c[i] = (struct churn){ .cpu = i };
+		ASSERT_EQ(0, pthread_barrier_init(&c[i].opened, NULL, 2));
+		ASSERT_EQ(0, pthread_barrier_init(&c[i].done, NULL, 2));
+		ASSERT_EQ(0, pthread_barrier_init(&c[i].go, NULL, 2));
+		ASSERT_EQ(0, pthread_barrier_init(&c[i].closed, NULL, 2));
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL, churn_worker, &c[i]));
+	}
+	for (round = 0; round < CHURN_ROUNDS; round++) {
+		for (i = 0; i < 2; i++) {
+			self->fd[i] = probe_open(perf_target, 0, NULL, -1, i, 0);
+			ASSERT_LE(0, self->fd[i]);
+			pthread_barrier_wait(&c[i].opened);
+		}
+		for (i = 0; i < 2; i++) {
+			pthread_barrier_wait(&c[i].done);
+			ASSERT_EQ(CHURN_CALLS, perf_count(self->fd[i])) {
+				TH_LOG("round %d, CPU %d", round, i);
+			}
+		}
+		for (i = 0; i < 2; i++)
+			pthread_barrier_wait(&c[i].go);
+		for (i = 0; i < 2; i++) {
+			close(self->fd[i]);
+			self->fd[i] = -1;
+		}
+		for (i = 0; i < 2; i++)
+			pthread_barrier_wait(&c[i].closed);
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_join(threads[i], NULL));
+		EXPECT_EQ(0, c[i].bad);
+	}
+}
+
+/*
+ * Ten thousand events, one per nop of a sled, each count their hit; once
+ * they are closed the sled is all nops again.  (On the base engine, where
+ * each close waits for grace periods, 0.13 s in a TCG guest, only 200.)
+ */
+TEST_F_TIMEOUT(perf, ten_thousand_events_open_close, 900)
+{
+	int n = engine_is_base() ? 200 : SLED_NOPS, i, bad = 0;
+	const unsigned char *sled = (const void *)perf_sled;
+	struct rlimit files = { SLED_NOPS + 100, SLED_NOPS + 100 };
+	int *fds = calloc(n, sizeof(*fds));
+
+	ASSERT_NE(NULL, fds);
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &files));
+	for (i = 0; i < n; i++) {
+		fds[i] = probe_open((char *)perf_sled + i, 0, NULL, 0, -1, 0);
+		ASSERT_LE(0, fds[i]) {
+			TH_LOG("event %d: %s", i, strerror(-fds[i]));
+		}
+	}
+	perf_sled();
+	for (i = 0; i < n; i++)
+		bad += perf_count(fds[i]) != 1;
+	EXPECT_EQ(0, bad);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	for (i = 0; i < SLED_NOPS; i++)
+		bad += sled[i] != 0x90;
+	EXPECT_EQ(0, bad);
+	perf_sled();
+	free(fds);
 }
 
 TEST_HARNESS_MAIN
