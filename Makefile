@@ -7,6 +7,9 @@ KERNEL ?= ours
 DEBUG ?=
 T ?=
 TIMEOUT ?= 2400
+TORTURE_SECONDS ?= 60
+DURATION ?= 600
+TORTURE_DEBUG ?= 1
 MUTANT ?=
 
 TOP := $(CURDIR)
@@ -46,7 +49,7 @@ $(error no mutant $(MUTANT_PATCH))
 endif
 endif
 
-.PHONY: help deps tree config kernel init tests check retest mutants bench run shell \
+.PHONY: help deps tree config kernel init tests check retest torture mutants bench run shell \
 	series cleanroom clean
 
 help:
@@ -61,6 +64,7 @@ help:
 	@echo '  kernel     configure and build out/build/$$KERNEL'
 	@echo '  tests      build the test programs and the test module'
 	@echo '  retest     rebuild the tests and run them on the kernel already built'
+	@echo '  torture    the torture suite alone, DURATION seconds, on the debug kernel'
 	@echo '  mutants    check that the tests fail on kernels broken on purpose (dev/mutants/)'
 	@echo '  bench      benchmark ours against upstream in one run; table in out/bench/'
 	@echo '  clean      remove out/'
@@ -72,6 +76,9 @@ help:
 	@echo '  TIMEOUT=SECONDS       hard limit for one boot (default $(TIMEOUT))'
 	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
 	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied'
+	@echo '  TORTURE_SECONDS=N     how long check runs uprobe_torture (default $(TORTURE_SECONDS))'
+	@echo '  DURATION=N            how long torture runs it (default $(DURATION)); with'
+	@echo '                        TORTURE_DEBUG= (empty) on the normal kernel instead'
 
 deps:
 	@$(TOP)/dev/deps.sh
@@ -97,13 +104,20 @@ tests: kernel
 	@+$(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
 
 check: kernel tests init
-	@$(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)'
+	@$(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
+		$(TORTURE_SECONDS)
 
 # The test boot alone, against the kernel already built: for test writers.
 retest: init
 	@$(TOP)/dev/tree.sh ours
 	@+$(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
-	@$(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)'
+	@$(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
+		$(TORTURE_SECONDS)
+
+# The torture suite alone, for DURATION seconds, with the checkers on.
+torture:
+	@+$(MAKE) --no-print-directory check DEBUG=$(TORTURE_DEBUG) T='^uprobe_torture$$' \
+		TORTURE_SECONDS=$(DURATION) TIMEOUT=$$(($(DURATION) + 2400))
 
 # Every mutant kernel: the suites its patch names must fail.
 mutants: deps init

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check.sh KERNEL IMAGE TESTS BUILD RESULTS TIMEOUT [FILTER]
+# check.sh KERNEL IMAGE TESTS BUILD RESULTS TIMEOUT [FILTER [TORTURE_SECONDS]]
 #
 # One test boot: runs guest/check.sh in the guest, then checks the kernel
 # log and prints the counts; the last line is "N passed, N failed, N skipped".
@@ -7,7 +7,7 @@
 # the tree it was built from, for the few behaviours where ours differs.
 set -euo pipefail
 
-kernel=$1 limit=$6 filter=${7:-}
+kernel=$1 limit=$6 filter=${7:-} torture=${8:-60}
 image=$(readlink -f "$2") tests=$(readlink -f "$3") build=$(readlink -f "$4")
 results=$(readlink -m "$5")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,7 +23,8 @@ echo "  CHECK   kernel $kernel ($(basename "$build"), $engine engine), base linu
 start=$(date +%s)
 boot_rc=0
 "$top/dev/boot.sh" "$image" "$results" "$limit" -- \
-	"$top/guest/check.sh" "$kernel" "$engine" "$tests" "$modules" /tmp/results "$filter" ||
+	"$top/guest/check.sh" "$kernel" "$engine" "$tests" "$modules" /tmp/results "$filter" \
+	"$torture" ||
 	boot_rc=$?
 echo "  CHECK   boot ended with status $boot_rc after $(($(date +%s) - start))s"
 kernel_rc=0

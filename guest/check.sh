@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check.sh KERNEL ENGINE TESTS MODULES RESULTS FILTER   (runs inside the guest)
+# check.sh KERNEL ENGINE TESTS MODULES RESULTS FILTER TORTURE_SECONDS   (in the guest)
 #
 # Runs every test suite in turn.  Each suite writes TAP to RESULTS/NAME.tap
 # (also shown on the console) and its exit status to RESULTS/NAME.rc; the
@@ -9,8 +9,8 @@
 # root may be dropped and looked up anew between two uses of a path.
 set -uo pipefail
 
-kernel=${1:?usage: check.sh KERNEL ENGINE TESTS MODULES RESULTS FILTER}
-engine=$2 tests=$3 modules=$4 results=$5 filter=${6:-}
+kernel=${1:?usage: check.sh KERNEL ENGINE TESTS MODULES RESULTS FILTER TORTURE_SECONDS}
+engine=$2 tests=$3 modules=$4 results=$5 filter=${6:-} torture=${7:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 work=/tmp/uprobes
 suite_timeout=900
@@ -32,6 +32,7 @@ suites=(
 	"uprobe_jump        ./uprobe_jump"
 	"uprobe_sandbox     ./uprobe_sandbox"
 	"uprobe_fuzz        ./uprobe_fuzz"
+	"uprobe_torture     ./uprobe_torture"
 	"ftracetest         $here/ftracetest-tap.sh"
 	"perf_probe         ./perf_probe.sh"
 	"bpftrace           ./bpftrace.sh"
@@ -46,9 +47,10 @@ selected() {
 }
 
 run_suite() {
-	local name=$1 command=$2 rc
+	local name=$1 command=$2 limit=$suite_timeout rc
+	[ "$name" != uprobe_torture ] || limit=$((torture + suite_timeout))
 	echo "=== $name"
-	(cd "$work" && timeout -k 10 "$suite_timeout" "$command") 2>&1 | tee "$results/$name.tap"
+	(cd "$work" && timeout -k 10 "$limit" "$command") 2>&1 | tee "$results/$name.tap"
 	rc=${PIPESTATUS[0]}
 	echo "$rc" >"$results/$name.rc"
 }
@@ -60,6 +62,7 @@ export UPROBE_TEST_KERNEL=$kernel
 export UPROBE_TEST_ENGINE=$engine
 export UPROBE_TEST_MODULE=$work/uprobe_test_mod.ko
 export UPROBE_SAMPLE_MODULE=$work/uprobe_example.ko
+export UPROBE_TORTURE_SECONDS=$torture
 UPROBE_TEST_SRC=$(dirname "$(readlink -f "$tests")")/src/$kernel
 export UPROBE_TEST_SRC
 

@@ -21,8 +21,6 @@
 #include "../kselftest_harness.h"
 #include "uprobe_util.h"
 
-#define MOD_NAME	"uprobe_test_mod"
-#define MOD_DIR		"/sys/kernel/debug/uprobe_test"
 /* The kernel-internal ENOTSUPP (include/linux/errno.h); not a UAPI errno. */
 #define KERNEL_ENOTSUPP	524
 
@@ -59,39 +57,18 @@ static void call_add(int n)
 
 static int mod_unload(void)
 {
-	return kmod_unload(MOD_NAME);
+	return kmod_unload(TEST_MOD_NAME);
 }
 
 static int mod_load(void)
 {
-	return kmod_load(getenv("UPROBE_TEST_MODULE"), MOD_NAME, "");
-}
-
-/* Writes one printf-formatted command to the module; 0 or -errno. */
-static __printf(1, 2) int ctl(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int fd, err = 0;
-	ssize_t len;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	fd = open(MOD_DIR "/ctl", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = write(fd, cmd, strlen(cmd));
-	if (len < 0)
-		err = -errno;
-	close(fd);
-	return err;
+	return kmod_load(getenv("UPROBE_TEST_MODULE"), TEST_MOD_NAME, "");
 }
 
 /* Registers consumer @id at file offset @offset of this program. */
 static int reg_at(int id, unsigned long offset, const char *opts)
 {
-	return ctl("reg %d %s 0x%lx %s", id, self_path(), offset, opts);
+	return test_mod_ctl("reg %d %s 0x%lx %s", id, self_path(), offset, opts);
 }
 
 /* Registers consumer @id on function @fn of this program, with @opts. */
@@ -103,7 +80,7 @@ static int reg(int id, const void *fn, const char *opts)
 /* The same, with a filter that admits only process @pid. */
 static int reg_pid(int id, const void *fn, const char *opts, pid_t pid)
 {
-	return ctl("reg %d %s 0x%lx %s pid=%d", id, self_path(), self_offset(fn), opts,
+	return test_mod_ctl("reg %d %s 0x%lx %s pid=%d", id, self_path(), self_offset(fn), opts,
 		   pid);
 }
 
@@ -116,7 +93,7 @@ struct counts {
 static struct counts read_counts(int id)
 {
 	struct counts c = { -1, -1, 0, -1 };
-	FILE *f = fopen(MOD_DIR "/counts", "r");
+	FILE *f = fopen(TEST_MOD_DIR "/counts", "r");
 	int i = -1;
 
 	if (!f)
@@ -141,7 +118,7 @@ static long hits(int id)
 static const char *handler_log(void)
 {
 	static char buf[65536];
-	int fd = open(MOD_DIR "/log", O_RDONLY | O_CLOEXEC);
+	int fd = open(TEST_MOD_DIR "/log", O_RDONLY | O_CLOEXEC);
 	ssize_t n, len = 0;
 
 	buf[0] = '\0';
@@ -279,7 +256,7 @@ TEST_F(api, filter_excludes_other_process)
 	EXPECT_EQ(0, hits(0));
 	call_add(3);
 	EXPECT_EQ(3, hits(0));
-	ASSERT_EQ(0, ctl("unreg 0"));
+	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
 	ASSERT_EQ(0, reg(0, api_add, "h"));
 	ASSERT_EQ(0, exec_caller(10));
 	EXPECT_EQ(10, hits(0));
@@ -371,9 +348,9 @@ TEST_F(api, consumers_run_in_order)
 	call_add(1);
 	log_of(want, sizeof(want), order[0], me);
 	EXPECT_STREQ(want, handler_log());
-	ASSERT_EQ(0, ctl("unreg 0"));
+	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
 	ASSERT_EQ(0, reg(0, api_add, "h"));
-	ASSERT_EQ(0, ctl("reset"));
+	ASSERT_EQ(0, test_mod_ctl("reset"));
 	call_add(1);
 	log_of(want, sizeof(want), order[1], me);
 	EXPECT_STREQ(want, handler_log());
@@ -393,7 +370,7 @@ TEST_F(api, handler_skips_function)
 		EXPECT_EQ(1234, api_body(i));
 	EXPECT_EQ(0, api_body_runs);
 	EXPECT_EQ(3, hits(0));
-	ASSERT_EQ(0, ctl("unreg 0"));
+	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
 	EXPECT_EQ(5, api_body(5));
 	EXPECT_EQ(1, api_body_runs);
 }
@@ -405,7 +382,7 @@ TEST_F(api, handler_changes_argument)
 	ASSERT_EQ(0, reg(0, api_add, "di=1000"));
 	EXPECT_EQ(1002, api_add(1, 2));
 	EXPECT_EQ(1007, api_add(-50, 7));
-	ASSERT_EQ(0, ctl("unreg 0"));
+	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
 	EXPECT_EQ(3, api_add(1, 2));
 	EXPECT_EQ(2, hits(0));
 }
@@ -421,25 +398,25 @@ TEST_F(api, apply_removes_and_adds)
 	ASSERT_EQ(0, reg_pid(0, api_add, "h", getpid()));
 	call_add(5);
 	ASSERT_EQ(5, hits(0));
-	err = ctl("apply 0 0");
+	err = test_mod_ctl("apply 0 0");
 	if (err == -EOPNOTSUPP)
 		SKIP(return, "the module could not find uprobe_apply()");
 	ASSERT_EQ(0, err);
 	call_add(5);
 	EXPECT_EQ(10, hits(0)) TH_LOG("apply(false) while the filter admits us");
-	ASSERT_EQ(0, ctl("filter 0 0"));
+	ASSERT_EQ(0, test_mod_ctl("filter 0 0"));
 	call_add(5);
 	EXPECT_EQ(15, hits(0)) TH_LOG("a filter change alone removes nothing");
-	ASSERT_EQ(0, ctl("apply 0 0"));
+	ASSERT_EQ(0, test_mod_ctl("apply 0 0"));
 	call_add(5);
 	EXPECT_EQ(15, hits(0)) TH_LOG("apply(false) once the filter rejects us");
-	ASSERT_EQ(0, ctl("apply 0 1"));
+	ASSERT_EQ(0, test_mod_ctl("apply 0 1"));
 	call_add(5);
 	EXPECT_EQ(15, hits(0)) TH_LOG("apply(true) while the filter rejects us");
-	ASSERT_EQ(0, ctl("filter 0 %d", getpid()));
+	ASSERT_EQ(0, test_mod_ctl("filter 0 %d", getpid()));
 	call_add(5);
 	EXPECT_EQ(15, hits(0)) TH_LOG("a filter change alone adds nothing");
-	ASSERT_EQ(0, ctl("apply 0 1"));
+	ASSERT_EQ(0, test_mod_ctl("apply 0 1"));
 	call_add(5);
 	EXPECT_EQ(20, hits(0)) TH_LOG("apply(true) once the filter admits us");
 }
@@ -449,7 +426,7 @@ TEST_F(api, unregister_stops_hits)
 {
 	ASSERT_EQ(0, reg(0, api_add, "h r"));
 	call_add(3);
-	ASSERT_EQ(0, ctl("unreg 0"));
+	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
 	call_add(3);
 	EXPECT_EQ(3, hits(0));
 	EXPECT_EQ(3, read_counts(0).rets);
@@ -482,7 +459,7 @@ TEST_F(api, unregister_waits_for_sleeping_handler)
 	for (i = 0; i < 500 && read_counts(0).running != 1; i++)
 		usleep(10000);
 	ASSERT_EQ(1, read_counts(0).running) TH_LOG("the handler never started");
-	ASSERT_EQ(0, ctl("unreg 0"));
+	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
 	EXPECT_EQ(0, read_counts(0).running) TH_LOG("a handler runs past its unregister");
 	ASSERT_EQ(0, pthread_join(thread, NULL));
 	EXPECT_EQ(5, sum);

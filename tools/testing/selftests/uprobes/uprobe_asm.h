@@ -73,4 +73,21 @@ long life_direct(long x);
 long life_stepped(long x);
 extern const unsigned char life_stepped_popf[];
 
+/*
+ * uprobe_torture.c: tt_nop(x) .. tt_call(x) return x + 1 .. x + 7, each
+ * starting with an instruction of another class: nop, push, lea, pushfq
+ * (then the popfq at tt_popf_insn), a 5-byte nop, mov $imm32 and call
+ * rel32; tt_counted(x) = x + 8 and tt_sandboxed(x) = x + 9.
+ */
+long tt_nop(long x);
+long tt_push(long x);
+long tt_lea(long x);
+long tt_popf(long x);
+long tt_nop5(long x);
+long tt_movimm(long x);
+long tt_call(long x);
+long tt_counted(long x);
+long tt_sandboxed(long x);
+extern const unsigned char tt_popf_insn[];
+
 #endif

@@ -10,20 +10,38 @@
  * it still probes the function it was made for, enabling it and calling
  * the function records the hit.  The console check after the run catches
  * what the kernel might say meanwhile.
+ *
+ * perf_event_open() of the uprobe PMU gets random attributes the same way:
+ * paths that are no file, a directory, too long, or no pointer at all;
+ * offsets and SDT semaphore offsets anywhere; the return bit, inherit,
+ * and samples of user registers and stacks.  It opens or fails with an
+ * errno perf documents, and what it opens counts and closes.  And the
+ * uretprobe syscall (335), called by a program itself in every wrong way,
+ * can cost that program a signal but nothing else: not its other threads'
+ * pending returns, not the kernel.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
 
 #include "../kselftest_harness.h"
 #include "uprobe_util.h"
 
 #define FUZZ_SEED	20261121u
 #define FUZZ_LINES	1500
+#define FUZZ_ATTRS	3000
+#define NR_URETPROBE	335
 
 TARGET long fuzz_target(long a, const char *s)
 {
@@ -208,6 +226,248 @@ TEST_F_TIMEOUT(fuzz, mangled_definitions, 900)
 	       i, defined, hit, refused);
 	EXPECT_LT(0, hit);
 	EXPECT_LT(0, refused);
+}
+
+/* ------------------------------------------------ perf_event_open() */
+
+/* The errnos perf_event_open() of the uprobe PMU may fail with. */
+static bool perf_documented(int err)
+{
+	switch (-err) {
+	case EINVAL:		/* bad offset, flags, sample settings */
+	case ENOENT:		/* no such file */
+	case ENOTDIR:
+	case ENAMETOOLONG:
+	case EFAULT:		/* the path is no pointer */
+	case EOPNOTSUPP:	/* the instruction cannot be probed */
+	case ENOEXEC:		/* no instruction there */
+	case E2BIG:		/* attr size */
+	case EACCES:
+	case EPERM:
+		return true;
+	}
+	return false;
+}
+
+static unsigned long fuzz_pick(unsigned int *state, const unsigned long *v, size_t n)
+{
+	return v[fuzz_rand(state) % n];
+}
+
+/* Random attributes of the uprobe PMU; what @path points to lives on. */
+static int fuzz_attr(struct perf_event_attr *attr, unsigned int *state)
+{
+	static char long_path[PATH_MAX + 64];
+	/* No place inside an instruction this program runs: that breaks it. */
+	const unsigned long offsets[] = {
+		0, 2, self_offset(fuzz_target), 1UL << 31, 1UL << 62, -1UL, -4096UL,
+		(unsigned long)INT_MAX,
+	};
+	const char *paths[] = {
+		self_path(), self_path(), "/proc/self/exe", "/nonexistent", "/dev/null", "/tmp",
+		"", long_path, NULL, (const char *)1,
+	};
+	unsigned int pick = fuzz_rand(state) % ARRAY_SIZE(paths);
+	int err;
+
+	memset(long_path, 'a', sizeof(long_path) - 1);
+	err = uprobe_perf_attr(attr, paths[pick] ? paths[pick] : "", 0,
+			       fuzz_rand(state) % 4 == 0, 0);
+	if (err)
+		return err;
+	attr->uprobe_path = (unsigned long)paths[pick];
+	attr->probe_offset = fuzz_pick(state, offsets, ARRAY_SIZE(offsets));
+	if (fuzz_rand(state) % 3 == 0)
+		attr->config |= fuzz_pick(state, offsets, ARRAY_SIZE(offsets)) << 32;
+	attr->inherit = fuzz_rand(state) % 2;
+	attr->disabled = fuzz_rand(state) % 4 == 0;
+	if (fuzz_rand(state) % 2) {
+		attr->sample_period = 1 + fuzz_rand(state) % 3;
+		attr->sample_type = fuzz_rand(state) &
+				    (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER |
+				     PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN |
+				     PERF_SAMPLE_RAW);
+		attr->sample_regs_user = fuzz_rand(state) % 2 ? 0xff0fff : fuzz_rand(state);
+		attr->sample_stack_user = fuzz_pick(state, offsets, ARRAY_SIZE(offsets)) & 0xfffff8;
+	}
+	return 0;
+}
+
+/*
+ * perf_event_open() of random uprobe PMU attributes: an fd or a documented
+ * errno, and an event that opens counts calls or samples them, then
+ * closes.
+ */
+TEST_F_TIMEOUT(fuzz, perf_attrs, 900)
+{
+	unsigned int state = FUZZ_SEED;
+	int i, fd, opened = 0, refused = 0;
+	struct perf_event_attr attr;
+
+	if (uprobe_pmu_type() < 0)
+		SKIP(return, "no uprobe PMU");
+	for (i = 0; i < FUZZ_ATTRS; i++) {
+		ASSERT_EQ(0, fuzz_attr(&attr, &state));
+		fd = perf_open(&attr, fuzz_rand(&state) % 2 ? 0 : -1, 0);
+		if (fd < 0) {
+			refused++;
+			EXPECT_TRUE(perf_documented(fd)) {
+				TH_LOG("attr %d: offset 0x%llx config 0x%llx: %d", i,
+				       (unsigned long long)attr.probe_offset,
+				       (unsigned long long)attr.config, fd);
+			}
+			continue;
+		}
+		opened++;
+		fuzz_target(1, "x");
+		fuzz_target(2, "y");
+		EXPECT_LE(0, perf_count(fd));
+		close(fd);
+	}
+	TH_LOG("%d attributes: %d opened, %d refused", i, opened, refused);
+	EXPECT_LT(0, opened);
+	EXPECT_LT(0, refused);
+}
+
+/* --------------------------------------------- the uretprobe syscall */
+
+/*
+ * A child of its own calls 335 by @how; the worst it may get is a signal.
+ * Returns the child's wait status.
+ */
+static int uretprobe_in_child(void (*how)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		how();
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+static void plain_call(void)
+{
+	syscall(NR_URETPROBE);
+}
+
+static void from_handler(int sig)
+{
+	syscall(NR_URETPROBE);
+}
+
+static void in_handler(void)
+{
+	signal(SIGUSR1, from_handler);
+	raise(SIGUSR1);
+}
+
+/* With the stack pointer at an unmapped page: no frame can be read. */
+static void bad_stack(void)
+{
+	asm volatile("mov $0x1000, %%rsp\n\tmov %0, %%eax\n\tsyscall"
+		     : : "i"(NR_URETPROBE) : "rax", "rcx", "r11", "memory");
+}
+
+/* With the stack pointer at unreadable garbage on a mapped page. */
+static void odd_stack(void)
+{
+	static char junk[4096] __attribute__((aligned(4096)));
+
+	memset(junk, 0xa5, sizeof(junk));
+	asm volatile("mov %1, %%rsp\n\tmov %0, %%eax\n\tsyscall"
+		     : : "i"(NR_URETPROBE), "r"(junk + 2048) : "rax", "rcx", "r11", "memory");
+}
+
+/* The child survived, or died of a signal of its own: nothing worse. */
+static bool only_hurt_itself(int status)
+{
+	return status != -1 && (WIFEXITED(status) ||
+				(WIFSIGNALED(status) && (WTERMSIG(status) == SIGILL ||
+							 WTERMSIG(status) == SIGSEGV ||
+							 WTERMSIG(status) == SIGBUS)));
+}
+
+/* No return pending: from plain code, a handler, a bad or odd stack. */
+TEST_F(fuzz, uretprobe_syscall_unasked)
+{
+	void (*const ways[])(void) = { plain_call, in_handler, bad_stack, odd_stack };
+	int i, status;
+
+	for (i = 0; i < ARRAY_SIZE(ways); i++) {
+		status = uretprobe_in_child(ways[i]);
+		EXPECT_TRUE(only_hurt_itself(status)) TH_LOG("way %d: status 0x%x", i, status);
+	}
+}
+
+/* Blocks in the probed function until a byte comes on @fd. */
+TARGET long fuzz_wait(long fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1 ? c : -1;
+}
+
+static void *wait_in_probed(void *arg)
+{
+	return (void *)fuzz_wait((long)arg);
+}
+
+/*
+ * One thread has a return pending in a probed function while another
+ * calls 335: the caller may die, but if it does not, the first thread
+ * returns with its own value, recorded once.  Then the probe goes while a
+ * return is pending, and the return still comes back right.
+ */
+TEST_F(fuzz, uretprobe_syscall_other_thread)
+{
+	int pipefd[2], status;
+	pthread_t waiter;
+	char *trace;
+	void *ret;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(pipefd));
+	ASSERT_EQ(0, uprobe_event_add("r:utest/wait %s:0x%lx rv=$retval:s64", self_path(),
+				      self_offset(fuzz_wait)));
+	ASSERT_EQ(0, event_enable("utest", "wait", 1));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (pthread_create(&waiter, NULL, wait_in_probed, (void *)(long)pipefd[0]))
+			_exit(10);
+		usleep(100000);
+		syscall(NR_URETPROBE);
+		if (write(pipefd[1], "a", 1) != 1)
+			_exit(11);
+		pthread_join(waiter, &ret);
+		_exit((long)ret == 'a' ? 0 : 12);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(only_hurt_itself(status)) TH_LOG("status 0x%x", status);
+	if (WIFEXITED(status)) {
+		EXPECT_EQ(0, WEXITSTATUS(status));
+		trace = trace_read();
+		EXPECT_EQ(1, count_lines(trace, "rv=97")) TH_LOG("%s", trace);
+		free(trace);
+	}
+
+	/* The probe leaves while the return is pending. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(fuzz_wait(pipefd[0]) == 'b' ? 0 : 13);
+	usleep(200000);
+	EXPECT_EQ(0, event_enable("utest", "wait", 0));
+	EXPECT_EQ(0, tfs_write("uprobe_events", ""));
+	ASSERT_EQ(1, write(pipefd[1], "b", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) TH_LOG("status 0x%x", status);
+	close(pipefd[0]);
+	close(pipefd[1]);
 }
 
 TEST_HARNESS_MAIN

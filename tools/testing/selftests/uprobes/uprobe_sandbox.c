@@ -15,14 +15,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
 #include <linux/perf_event.h>
 #include <linux/seccomp.h>
 
@@ -54,27 +51,6 @@ enum confinement {
 	FILTER,
 };
 
-/* Kills the process on any syscall but write, exit and exit_group. */
-static int confine_by_filter(void)
-{
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_write, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = ARRAY_SIZE(code), .filter = code };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
-}
-
 /*
  * The child: waits for the go on @go, confines itself, calls @fn CALLS
  * times, writes the sum to @res and exits by the raw exit syscall, which
@@ -87,7 +63,7 @@ static void __noreturn child(long (*fn)(long x), enum confinement how, int go, i
 
 	if (read(go, &c, 1) != 1)
 		syscall(SYS_exit, 2);
-	if (how == STRICT ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT) : confine_by_filter())
+	if (how == STRICT ? prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT) : seccomp_confine())
 		syscall(SYS_exit, 3);
 	for (i = 0; i < CALLS; i++)
 		sum += fn(i);

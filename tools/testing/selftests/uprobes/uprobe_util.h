@@ -113,6 +113,12 @@ long long perf_count(int fd);
 int kmod_load(const char *file, const char *name, const char *params);
 /* Unloads module @name (delete_module, O_NONBLOCK); 0 or -errno. */
 int kmod_unload(const char *name);
+
+/* The test module (module/uprobe_test_mod.c) and its debugfs directory. */
+#define TEST_MOD_NAME	"uprobe_test_mod"
+#define TEST_MOD_DIR	"/sys/kernel/debug/uprobe_test"
+/* Writes one printf-formatted command to the test module; 0 or -errno. */
+int test_mod_ctl(const char *fmt, ...) __printf(1, 2);
 /* Whether module @name is loaded (listed in /sys/module). */
 bool kmod_loaded(const char *name);
 
@@ -143,6 +149,12 @@ int pin_to_cpu(int cpu);
  * behaviours where ours differs.
  */
 bool engine_is_base(void);
+
+/*
+ * Confines the calling process with a seccomp filter that kills it on any
+ * syscall but write, exit and exit_group: 0, or -1 with errno set.
+ */
+int seccomp_confine(void);
 
 /*
  * A forked child that runs @work(@arg) each time kid_run() tells it to,
