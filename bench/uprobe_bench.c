@@ -238,16 +238,26 @@ struct hitter {
 	pthread_t thread;
 	long (*fn)(long x);
 	int cpu;
-	long calls, ns;
+	long calls;
 };
+
+/* The hitters start together and stop together: one window for all. */
+static pthread_barrier_t hitters_start;
+static int hitters_stop;
 
 static void *hitter_main(void *arg)
 {
 	struct hitter *h = arg;
+	long i;
 
 	if (pin_to_cpu(h->cpu))
 		die("cannot run on CPU %d", h->cpu);
-	h->calls = call_for_a_while(h->fn, &h->ns);
+	pthread_barrier_wait(&hitters_start);
+	while (!__atomic_load_n(&hitters_stop, __ATOMIC_RELAXED)) {
+		for (i = 0; i < 64; i++)
+			h->fn(i);
+		h->calls += 64;
+	}
 	return NULL;
 }
 
@@ -260,7 +270,8 @@ static long long count_cpus(const int *fds)
 /*
  * @n threads, spread over the two CPUs, hit the probe on @fn, counted by
  * per-CPU events @fds (a per-thread event would not see the new threads);
- * ns per call of the aggregate rate.
+ * ns per call of the aggregate rate, over one window from the moment all
+ * threads exist to the moment all have stopped.
  */
 static void measure_threads(const char *name, int n, long (*fn)(long x), const int *fds)
 {
@@ -271,18 +282,25 @@ static void measure_threads(const char *name, int n, long (*fn)(long x), const i
 	for (round = 0; round < ROUNDS; round++) {
 		before = count_cpus(fds);
 		calibration = calibration_ns();
-		calls = ns = 0;
+		calls = 0;
+		hitters_stop = 0;
+		if (pthread_barrier_init(&hitters_start, NULL, n + 1))
+			die("pthread_barrier_init");
 		for (i = 0; i < n; i++) {
-			h[i].cpu = i % 2;
-			h[i].fn = fn;
+			h[i] = (struct hitter){ .cpu = i % 2, .fn = fn };
 			if (pthread_create(&h[i].thread, NULL, hitter_main, &h[i]))
 				die("pthread_create");
 		}
+		pthread_barrier_wait(&hitters_start);
+		ns = now_ns();
+		usleep(ROUND_NS / 1000);
+		__atomic_store_n(&hitters_stop, 1, __ATOMIC_RELAXED);
 		for (i = 0; i < n; i++) {
 			pthread_join(h[i].thread, NULL);
 			calls += h[i].calls;
-			ns = h[i].ns > ns ? h[i].ns : ns;
 		}
+		ns = now_ns() - ns;
+		pthread_barrier_destroy(&hitters_start);
 		if (count_cpus(fds) - before != calls)
 			die("%s: counted %lld of %ld calls", name, count_cpus(fds) - before, calls);
 		report_calibrated(name, "ns/call", (double)ns / calls, calibration,
