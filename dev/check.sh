@@ -23,8 +23,8 @@ echo "  CHECK   kernel $kernel ($(basename "$build"), $engine engine), base linu
 start=$(date +%s)
 boot_rc=0
 "$top/dev/boot.sh" "$image" "$results" "$limit" -- \
-	"$top/guest/check.sh" "$kernel" "$engine" "$tests" "$modules" /tmp/results "$filter" \
-	"$torture" ||
+	"$top/guest/check.sh" "$kernel" "$engine" "$tests" "$modules" /tmp/results "$torture" \
+	"$filter" ||
 	boot_rc=$?
 echo "  CHECK   boot ended with status $boot_rc after $(($(date +%s) - start))s"
 kernel_rc=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check.sh KERNEL ENGINE TESTS MODULES RESULTS FILTER TORTURE_SECONDS   (in the guest)
+# check.sh KERNEL ENGINE TESTS MODULES RESULTS TORTURE_SECONDS [FILTER]   (in the guest)
 #
 # Runs every test suite in turn.  Each suite writes TAP to RESULTS/NAME.tap
 # (also shown on the console) and its exit status to RESULTS/NAME.rc; the
@@ -9,8 +9,10 @@
 # root may be dropped and looked up anew between two uses of a path.
 set -uo pipefail
 
-kernel=${1:?usage: check.sh KERNEL ENGINE TESTS MODULES RESULTS FILTER TORTURE_SECONDS}
-engine=$2 tests=$3 modules=$4 results=$5 filter=${6:-} torture=${7:-60}
+kernel=${1:?usage: check.sh KERNEL ENGINE TESTS MODULES RESULTS TORTURE_SECONDS [FILTER]}
+# The filter goes last: the kernel command line that carries the arguments
+# drops an empty one.
+engine=$2 tests=$3 modules=$4 results=$5 torture=$6 filter=${7:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=/tmp/uprobes
 suite_timeout=900
