@@ -114,7 +114,11 @@ static void handlers_remove(struct uprobe *uprobe)
 	struct mm_struct *mm = current->mm;
 
 	down_read(&uprobe->register_rwsem);
-	if (!any_consumer_wants(uprobe, mm))
+	/*
+	 * A probe out of the tables was disarmed everywhere by its last
+	 * unregister, and its place may be a new probe's by now: leave it.
+	 */
+	if (uprobe_is_live(uprobe) && !any_consumer_wants(uprobe, mm))
 		remove_from_mm(uprobe, mm);
 	up_read(&uprobe->register_rwsem);
 }

@@ -446,6 +446,7 @@ TEST_F(jump, churn_while_threads_hit)
 {
 	struct churn c[CHURN_THREADS] = {};
 	int i, round, fd;
+	long long count;
 	long calls = 0;
 
 	__atomic_store_n(&churn_done, 0, __ATOMIC_RELEASE);
@@ -455,16 +456,19 @@ TEST_F(jump, churn_while_threads_hit)
 	}
 	for (round = 0; round < CHURN_ROUNDS; round++) {
 		fd = self_probe(variant->t.probe_at);
-		if (fd < 0)
+		if (fd < 0) {
+			TH_LOG("round %d: open: %s", round, strerror(-fd));
 			break;
+		}
 		variant->t.fn(0);
 		sched_yield();
 		variant->t.fn(1);
-		if (perf_count(fd) != 2) {
-			close(fd);
+		count = perf_count(fd);
+		close(fd);
+		if (count != 2) {
+			TH_LOG("round %d: %lld hits of 2 calls", round, count);
 			break;
 		}
-		close(fd);
 	}
 	__atomic_store_n(&churn_done, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < CHURN_THREADS; i++) {
