@@ -22,7 +22,8 @@
  *   lifecycle	forks, vforks and execs of this program, dlopen/dlclose of a
  *		library, mappings of this program's text made, called into,
  *		mremap'ed, mprotect'ed, MADV_DONTNEED'ed and unmapped, and a
- *		child single-stepped by ptrace through probed code
+ *		child single-stepped by ptrace through probed code, which its
+ *		tracer must never see in a slot or a stub
  *
  * At the end every actor must have exited by itself with status 0 (so
  * every result was right and nothing was killed), the stable counts must
@@ -52,6 +53,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -535,7 +537,39 @@ static int life_map(void)
 	return bad;
 }
 
-/* A child single-stepped through probed calls, then let go. */
+/*
+ * Whether the tracer sees the stopped child @pid in a slot or a stub of
+ * the [uprobes] mappings, which it must never see: they stand for the
+ * probed address.  The return-probe trampoline, the first 64 bytes of the
+ * XOL area (the largest of those mappings), is where a probed function
+ * returns to: a step of its ret lands there, on both engines.  The base
+ * steps in its slots: only ours is held to this.
+ */
+static bool shows_uprobes(pid_t pid)
+{
+	struct user_regs_struct regs;
+	struct uprobes_maps maps;
+	int i, xol = 0;
+
+	if (engine_is_base())
+		return false;
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+		return true;
+	if (uprobes_maps_read(pid, &maps) || !uprobes_maps_hold(&maps, regs.rip))
+		return false;
+	for (i = 1; i < maps.n; i++)
+		if (maps.end[i] - maps.start[i] > maps.end[xol] - maps.start[xol])
+			xol = i;
+	if (regs.rip >= maps.start[xol] && regs.rip < maps.start[xol] + 64)
+		return false;
+	fprintf(stderr, "lifecycle: traced child at 0x%llx in [uprobes]\n", regs.rip);
+	return true;
+}
+
+/*
+ * A child single-stepped through probed calls, then let go; at no step
+ * may it show the tracer an address of the [uprobes] mapping.
+ */
 static int life_ptrace(void)
 {
 	int status, i;
@@ -555,6 +589,11 @@ static int life_ptrace(void)
 			break;
 		if (WSTOPSIG(status) != SIGTRAP)
 			return -2;
+		if (shows_uprobes(pid)) {
+			kill(pid, SIGKILL);
+			reap(pid);
+			return -5;
+		}
 	}
 	add(&sh->steps, i);
 	if (i == STEPS && ptrace(PTRACE_CONT, pid, NULL, NULL))
