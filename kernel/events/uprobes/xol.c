@@ -168,8 +168,10 @@ struct xol_area *get_xol_area(void)
 static struct page *xol_slot_page(struct xol_area *area, unsigned long slot)
 {
 	struct page **pagep = &area->pages[slot / XOL_SLOTS_PER_PAGE];
-	struct page *page = smp_load_acquire(pagep), *old;
+	struct page *page, *old;
 
+	/* Pairs with the cmpxchg() below: a published page is filled in. */
+	page = smp_load_acquire(pagep);
 	if (page)
 		return page;
 	page = alloc_xol_page();
@@ -188,6 +190,7 @@ static struct page *xol_vaddr_page(struct xol_area *area, unsigned long vaddr)
 {
 	unsigned long slot = (vaddr - area->vaddr) / UPROBE_XOL_SLOT_BYTES;
 
+	/* Pairs with the cmpxchg() of xol_slot_page(). */
 	return smp_load_acquire(&area->pages[slot / XOL_SLOTS_PER_PAGE]);
 }
 

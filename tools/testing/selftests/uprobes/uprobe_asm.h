@@ -90,4 +90,7 @@ long tt_counted(long x);
 long tt_sandboxed(long x);
 extern const unsigned char tt_popf_insn[];
 
+/* uprobe_perf.c: perf_sled() runs 10000 one-byte nops and returns. */
+void perf_sled(void);
+
 #endif

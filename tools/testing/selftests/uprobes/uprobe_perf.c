@@ -24,6 +24,7 @@
 #include <linux/perf_event.h>
 
 #include "../kselftest_harness.h"
+#include "uprobe_asm.h"
 #include "uprobe_util.h"
 
 TARGET long perf_target(long a)
@@ -60,7 +61,6 @@ asm(".pushsection .text\n"
 	"	ret\n"
 	".size perf_sled, .-perf_sled\n"
 	".popsection");
-void perf_sled(void);
 
 /* An SDT semaphore: file-backed data, as sdt.h puts it in ".probes". */
 __section(".probes") __used unsigned short perf_sema;

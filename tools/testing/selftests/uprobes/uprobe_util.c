@@ -211,8 +211,10 @@ static long profile_find(const char *file, bool file_first, const char *event)
 	if (!text)
 		return -1;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		n = file_first ? sscanf(line, "%*s %255s %lu", name, &hits) :
-				 sscanf(line, "%255s %lu", name, &hits);
+		if (file_first)
+			n = sscanf(line, "%*s %255s %lu", name, &hits);
+		else
+			n = sscanf(line, "%255s %lu", name, &hits);
 		if (n != 2)
 			continue;
 		slash = strchr(name, '/');
@@ -502,7 +504,7 @@ int seccomp_confine(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+	struct sock_fprog prog = { .len = ARRAY_SIZE(code), .filter = code };
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -1;
