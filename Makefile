@@ -8,7 +8,9 @@ DEBUG ?=
 T ?=
 TIMEOUT ?= 2400
 TORTURE_SECONDS ?= 60
+FUZZ_LINES ?= 1500
 DURATION ?= 600
+TORTURE_LINES ?= 100000
 TORTURE_DEBUG ?= 1
 MUTANT ?=
 
@@ -64,7 +66,8 @@ help:
 	@echo '  kernel     configure and build out/build/$$KERNEL'
 	@echo '  tests      build the test programs and the test module'
 	@echo '  retest     rebuild the tests and run them on the kernel already built'
-	@echo '  torture    the torture suite alone, DURATION seconds, on the debug kernel'
+	@echo '  torture    uprobe_torture for DURATION seconds, then uprobe_fuzz with'
+	@echo '             TORTURE_LINES lines, on the debug kernel'
 	@echo '  mutants    check that the tests fail on kernels broken on purpose (dev/mutants/)'
 	@echo '  bench      benchmark ours against upstream in one run; table in out/bench/'
 	@echo '  clean      remove out/'
@@ -77,8 +80,11 @@ help:
 	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
 	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied'
 	@echo '  TORTURE_SECONDS=N     how long check runs uprobe_torture (default $(TORTURE_SECONDS))'
+	@echo '  FUZZ_LINES=N          uprobe_events lines check has uprobe_fuzz write (default $(FUZZ_LINES))'
 	@echo '  DURATION=N            how long torture runs it (default $(DURATION)); with'
 	@echo '                        TORTURE_DEBUG= (empty) on the normal kernel instead'
+	@echo '  TORTURE_LINES=N       uprobe_events lines torture has uprobe_fuzz write'
+	@echo '                        (default $(TORTURE_LINES))'
 
 deps:
 	@$(TOP)/dev/deps.sh
@@ -105,19 +111,22 @@ tests: kernel
 
 check: kernel tests init
 	@$(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
-		$(TORTURE_SECONDS)
+		$(TORTURE_SECONDS) $(FUZZ_LINES)
 
 # The test boot alone, against the kernel already built: for test writers.
 retest: init
 	@$(TOP)/dev/tree.sh ours
 	@+$(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
 	@$(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
-		$(TORTURE_SECONDS)
+		$(TORTURE_SECONDS) $(FUZZ_LINES)
 
-# The torture suite alone, for DURATION seconds, with the checkers on.
+# The torture and fuzz suites alone, long, with the checkers on; the boot's
+# limit leaves 50 ms a fuzzed line.
 torture:
-	@+$(MAKE) --no-print-directory check DEBUG=$(TORTURE_DEBUG) T='^uprobe_torture$$' \
-		TORTURE_SECONDS=$(DURATION) TIMEOUT=$$(($(DURATION) + 2400))
+	@+$(MAKE) --no-print-directory check DEBUG=$(TORTURE_DEBUG) \
+		T='^(uprobe_torture|uprobe_fuzz)$$' TORTURE_SECONDS=$(DURATION) \
+		FUZZ_LINES=$(TORTURE_LINES) \
+		TIMEOUT=$$(($(DURATION) + $(TORTURE_LINES) / 20 + 2400))
 
 # Every mutant kernel: the suites its patch names must fail.
 mutants: deps init

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check.sh KERNEL IMAGE TESTS BUILD RESULTS TIMEOUT [FILTER [TORTURE_SECONDS]]
+# check.sh KERNEL IMAGE TESTS BUILD RESULTS TIMEOUT [FILTER [TORTURE_SECONDS [FUZZ_LINES]]]
 #
 # One test boot: runs guest/check.sh in the guest, then checks the kernel
 # log and prints the counts; the last line is "N passed, N failed, N skipped".
@@ -7,7 +7,7 @@
 # the tree it was built from, for the few behaviours where ours differs.
 set -euo pipefail
 
-kernel=$1 limit=$6 filter=${7:-} torture=${8:-60}
+kernel=$1 limit=$6 filter=${7:-} torture=${8:-60} fuzz_lines=${9:-1500}
 image=$(readlink -f "$2") tests=$(readlink -f "$3") build=$(readlink -f "$4")
 results=$(readlink -m "$5")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +24,7 @@ start=$(date +%s)
 boot_rc=0
 "$top/dev/boot.sh" "$image" "$results" "$limit" -- \
 	"$top/guest/check.sh" "$kernel" "$engine" "$tests" "$modules" /tmp/results "$torture" \
-	"$filter" ||
+	"$fuzz_lines" "$filter" ||
 	boot_rc=$?
 echo "  CHECK   boot ended with status $boot_rc after $(($(date +%s) - start))s"
 kernel_rc=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check.sh KERNEL ENGINE TESTS MODULES RESULTS TORTURE_SECONDS [FILTER]   (in the guest)
+# check.sh KERNEL ENGINE TESTS MODULES RESULTS TORTURE_SECONDS FUZZ_LINES [FILTER]   (in the guest)
 #
 # Runs every test suite in turn.  Each suite writes TAP to RESULTS/NAME.tap
 # (also shown on the console) and its exit status to RESULTS/NAME.rc; the
@@ -9,10 +9,10 @@
 # root may be dropped and looked up anew between two uses of a path.
 set -uo pipefail
 
-kernel=${1:?usage: check.sh KERNEL ENGINE TESTS MODULES RESULTS TORTURE_SECONDS [FILTER]}
+kernel=${1:?usage: check.sh KERNEL ENGINE TESTS MODULES RESULTS TORTURE_SECONDS FUZZ_LINES [FILTER]}
 # The filter goes last: the kernel command line that carries the arguments
 # drops an empty one.
-engine=$2 tests=$3 modules=$4 results=$5 torture=$6 filter=${7:-}
+engine=$2 tests=$3 modules=$4 results=$5 torture=$6 fuzz_lines=$7 filter=${8:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=/tmp/uprobes
 suite_timeout=900
@@ -50,7 +50,11 @@ selected() {
 
 run_suite() {
 	local name=$1 command=$2 limit=$suite_timeout rc
-	[ "$name" != uprobe_torture ] || limit=$((torture + suite_timeout))
+	case $name in
+	uprobe_torture) limit=$((torture + suite_timeout)) ;;
+	# About 10 ms a line on the debug kernel: 50 leaves room.
+	uprobe_fuzz) limit=$((fuzz_lines / 20 + suite_timeout)) ;;
+	esac
 	echo "=== $name"
 	(cd "$work" && timeout -k 10 "$limit" "$command") 2>&1 | tee "$results/$name.tap"
 	rc=${PIPESTATUS[0]}
@@ -65,6 +69,7 @@ export UPROBE_TEST_ENGINE=$engine
 export UPROBE_TEST_MODULE=$work/uprobe_test_mod.ko
 export UPROBE_SAMPLE_MODULE=$work/uprobe_example.ko
 export UPROBE_TORTURE_SECONDS=$torture
+export UPROBE_FUZZ_LINES=$fuzz_lines
 UPROBE_TEST_SRC=$(dirname "$(readlink -f "$tests")")/src/$kernel
 export UPROBE_TEST_SRC
 
