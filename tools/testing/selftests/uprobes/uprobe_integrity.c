@@ -95,16 +95,8 @@ static int shared_map_equals(const char *path, const unsigned char *expect, size
 static int mem_byte(pid_t pid, const void *addr)
 {
 	unsigned char byte;
-	char path[64];
-	int fd, n;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = pread(fd, &byte, 1, (off_t)(unsigned long)addr);
-	close(fd);
-	return n == 1 ? byte : -1;
+	return mem_read(pid, addr, &byte, 1) ? -1 : byte;
 }
 
 /*

@@ -491,6 +491,21 @@ int kid_end(struct kid *k)
 	return WEXITSTATUS(status);
 }
 
+int mem_read(pid_t pid, const void *addr, void *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, len, (off_t)(unsigned long)addr);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
 int seccomp_confine(void)
 {
 	struct sock_filter code[] = {

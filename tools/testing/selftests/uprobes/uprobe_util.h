@@ -172,4 +172,7 @@ int kid_run(struct kid *k);
 /* Ends the child; its exit status, or -1. */
 int kid_end(struct kid *k);
 
+/* @len bytes at @addr of process @pid, through /proc/PID/mem; 0 or -1. */
+int mem_read(pid_t pid, const void *addr, void *buf, size_t len);
+
 #endif
