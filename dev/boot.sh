@@ -48,8 +48,10 @@ rm -f "$results/status" "$results/console.log"
 # pci=noacpi: the PCI interrupt routing comes from the BIOS table, not from
 # ACPI's _PRT, whose AML loop a debug kernel (KASAN, kmemleak) under TCG
 # runs past ACPICA's 30 s limit, leaving the virtio devices (the 9p root)
-# without an interrupt.
-cmdline="console=ttyS0 quiet panic=-1 pci=noacpi root=root rootfstype=9p"
+# without an interrupt.  loglevel=5, not quiet: quiet keeps KERN_WARNING
+# off the console, and with it every WARN() and lockdep report, which
+# dev/console-check.sh must see.
+cmdline="console=ttyS0 loglevel=5 panic=-1 pci=noacpi root=root rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,cache=loose ro$kernel_args"
 guest_top=/mnt/project
 guest_args=("${@/#"$top"\//$guest_top/}")
