@@ -133,28 +133,52 @@ int count_lines(const char *text, const char *needle)
 	return n;
 }
 
-int file_offset(const void *addr, char *path, size_t pathlen, unsigned long *offset)
+/*
+ * The line of /proc/self/maps that holds @addr: its bounds, file offset
+ * and file (PATH_MAX bytes; "" if none).  0 or -errno.
+ */
+static int self_maps_entry(unsigned long addr, unsigned long *start, unsigned long *end,
+			   unsigned long *pgoff, char *file)
 {
-	unsigned long start, end, pgoff, a = (unsigned long)addr;
-	char line[PATH_MAX + 128], file[PATH_MAX];
 	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[PATH_MAX + 128];
 	int err = -ENOENT;
 
 	if (!maps)
 		return -errno;
 	while (fgets(line, sizeof(line), maps)) {
 		file[0] = '\0';
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &start, &end, &pgoff, file) < 3)
-			continue;
-		if (a < start || a >= end || file[0] != '/')
-			continue;
-		*offset = a - start + pgoff;
-		snprintf(path, pathlen, "%s", file);
-		err = 0;
-		break;
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", start, end, pgoff, file) >= 3 &&
+		    addr >= *start && addr < *end) {
+			err = 0;
+			break;
+		}
 	}
 	fclose(maps);
 	return err;
+}
+
+int file_offset(const void *addr, char *path, size_t pathlen, unsigned long *offset)
+{
+	unsigned long start, end, pgoff, a = (unsigned long)addr;
+	char file[PATH_MAX];
+	int err = self_maps_entry(a, &start, &end, &pgoff, file);
+
+	if (err)
+		return err;
+	if (file[0] != '/')
+		return -ENOENT;
+	*offset = a - start + pgoff;
+	snprintf(path, pathlen, "%s", file);
+	return 0;
+}
+
+int self_mapping(const void *addr, unsigned long *start, unsigned long *end)
+{
+	unsigned long pgoff;
+	char file[PATH_MAX];
+
+	return self_maps_entry((unsigned long)addr, start, end, &pgoff, file);
 }
 
 const char *self_path(void)

@@ -68,6 +68,8 @@ int count_lines(const char *text, const char *needle);
  * of @addr in it; 0 or -errno.
  */
 int file_offset(const void *addr, char *path, size_t pathlen, unsigned long *offset);
+/* The bounds of the mapping that holds @addr in this process; 0 or -errno. */
+int self_mapping(const void *addr, unsigned long *start, unsigned long *end);
 /* The file offset of @addr in this program's executable, or 0 on error. */
 unsigned long self_offset(const void *addr);
 /* The path of this program's executable (static storage). */
