@@ -132,7 +132,8 @@ static void handlers_remove(struct uprobe *uprobe)
 static bool run_direct(struct uprobe *uprobe, struct pt_regs *regs, unsigned long bp_vaddr)
 {
 	struct uprobe_task *utask = current->utask;
-	u8 code[UPROBE_XOL_SLOT_BYTES];
+	/* Only the @len bytes written are read: not zeroed at each hit. */
+	u8 code[UPROBE_XOL_SLOT_BYTES] __uninitialized;
 	struct xol_area *area;
 	size_t len, insn_len;
 

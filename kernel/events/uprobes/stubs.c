@@ -398,15 +398,14 @@ void try_jump(struct uprobe *uprobe, unsigned long vaddr)
 }
 
 /*
- * Where the current task came to @stub from: the address of @site, as
- * long as no mremap() moved the text there.  Whether the jump is still
- * there does not matter: the task took it, and the instruction it stands
- * for is done for the task at that place, or run again there if the probe
- * went.  Moved text is looked for: the jump's place, else the place that
- * maps the site's file offset now, which a jump to @stub is preferred at;
- * 0 if none does.
+ * Where the current task came to @stub from, after an mremap() moved
+ * the text at @site: the jump's place, else the place that maps the
+ * site's file offset now, which a jump to @stub is preferred at; 0 if
+ * none does.  Apart from stub_source(), so that the hit of text that never
+ * moved pays nothing for the look (the stack of this one is zeroed on
+ * each call, under CONFIG_INIT_STACK_ALL_ZERO).
  */
-unsigned long stub_source(struct stub_site *site, unsigned long stub)
+static noinline unsigned long moved_stub_source(struct stub_site *site, unsigned long stub)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long vaddr = site->vaddr, found = 0;
@@ -414,9 +413,6 @@ unsigned long stub_source(struct stub_site *site, unsigned long stub)
 	struct vma_iterator vmi;
 	u8 code[UPROBE_JUMP_BYTES];
 
-	/* Text that never moved: the jump's place, without a look. */
-	if (!READ_ONCE(site->moved))
-		return vaddr;
 	if (!copy_from_user(code, (void __user *)vaddr, sizeof(code)) &&
 	    arch_uprobe_jump_target(code, vaddr) == stub)
 		return vaddr;
@@ -436,6 +432,21 @@ unsigned long stub_source(struct stub_site *site, unsigned long stub)
 	}
 	mmap_read_unlock(mm);
 	return found;
+}
+
+/*
+ * Where the current task came to @stub from: the address of @site, as
+ * long as no mremap() moved the text there.  Whether the jump is still
+ * there does not matter: the task took it, and the instruction it stands
+ * for is done for the task at that place, or run again there if the probe
+ * went.  Moved text is looked for (moved_stub_source()).
+ */
+unsigned long stub_source(struct stub_site *site, unsigned long stub)
+{
+	/* Text that never moved: the jump's place, without a look. */
+	if (!READ_ONCE(site->moved))
+		return site->vaddr;
+	return moved_stub_source(site, stub);
 }
 
 /*
