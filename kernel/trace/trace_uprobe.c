@@ -509,8 +509,8 @@ static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit, bool want
 	       this_cpu_ptr(call->perf_events) : NULL;
 	entry = head && !hlist_empty(head) ? perf_trace_buf_alloc(size, NULL, &rctx) : NULL;
 	if (entry) {
+		/* The bytes past @used are in the last u64, which perf zeroed. */
 		tu_fill_record(tu, entry, hit);
-		memset(entry + used, 0, size - used);
 		perf_trace_buf_submit(entry, size, rctx, call->event.type, 1, hit->regs,
 				      head, NULL);
 	}
@@ -629,10 +629,16 @@ static int tu_entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
 	unsigned int flags = trace_probe_load_flag(&tu->tp);
 	bool wanted = tu_wanted(tu, flags, current->mm);
+	/* Every member named: -Os would clear the rest with a rep stos. */
 	struct tu_hit hit = {
 		.regs = regs,
 		.func = instruction_pointer(regs),
+		.ret_ip = 0,
 		.head_size = sizeof(struct uprobe_entry_record),
+		.args = NULL,
+		.dyn_size = 0,
+		.scratch = NULL,
+		.own_page = NULL,
 	};
 
 	if (wanted)
@@ -652,6 +658,10 @@ static int tu_return_handler(struct uprobe_consumer *uc, unsigned long func,
 		.func = func,
 		.ret_ip = instruction_pointer(regs),
 		.head_size = sizeof(struct uprobe_return_record),
+		.args = NULL,
+		.dyn_size = 0,
+		.scratch = NULL,
+		.own_page = NULL,
 	};
 
 	tu_record(tu, &hit, flags, tu_wanted(tu, flags, current->mm));
