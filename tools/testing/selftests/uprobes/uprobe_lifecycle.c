@@ -300,7 +300,7 @@ static int crowd_round(struct crowd *c)
  * which is stepped, shows that the kprobe sees steps.  (The base engine
  * steps every such instruction: there only the hits are counted.)
  */
-TEST_F(life, thousand_threads_run_direct)
+TEST_F_TIMEOUT(life, thousand_threads_run_direct, 300)
 {
 	struct crowd c = { 0 };
 	int round;
