@@ -624,22 +624,33 @@ static bool tu_consumer_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
 
 /* ------------------------------------------------------------ handlers */
 
-static int tu_entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+/*
+ * A hit of @regs at @func (returned to @ret_ip, for a return probe), whose
+ * record starts with @head_size bytes.  Every member is named: under -Os a
+ * partial initializer has the rest cleared by a rep stos at each hit.
+ */
+static struct tu_hit tu_hit_start(struct pt_regs *regs, unsigned long func,
+				  unsigned long ret_ip, size_t head_size)
 {
-	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
-	unsigned int flags = trace_probe_load_flag(&tu->tp);
-	bool wanted = tu_wanted(tu, flags, current->mm);
-	/* Every member named: -Os would clear the rest with a rep stos. */
-	struct tu_hit hit = {
+	return (struct tu_hit) {
 		.regs = regs,
-		.func = instruction_pointer(regs),
-		.ret_ip = 0,
-		.head_size = sizeof(struct uprobe_entry_record),
+		.func = func,
+		.ret_ip = ret_ip,
+		.head_size = head_size,
 		.args = NULL,
 		.dyn_size = 0,
 		.scratch = NULL,
 		.own_page = NULL,
 	};
+}
+
+static int tu_entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
+	unsigned int flags = trace_probe_load_flag(&tu->tp);
+	bool wanted = tu_wanted(tu, flags, current->mm);
+	struct tu_hit hit = tu_hit_start(regs, instruction_pointer(regs), 0,
+					 sizeof(struct uprobe_entry_record));
 
 	if (wanted)
 		this_cpu_inc(*tu->hits);
@@ -653,16 +664,8 @@ static int tu_return_handler(struct uprobe_consumer *uc, unsigned long func,
 {
 	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
 	unsigned int flags = trace_probe_load_flag(&tu->tp);
-	struct tu_hit hit = {
-		.regs = regs,
-		.func = func,
-		.ret_ip = instruction_pointer(regs),
-		.head_size = sizeof(struct uprobe_return_record),
-		.args = NULL,
-		.dyn_size = 0,
-		.scratch = NULL,
-		.own_page = NULL,
-	};
+	struct tu_hit hit = tu_hit_start(regs, func, instruction_pointer(regs),
+					 sizeof(struct uprobe_return_record));
 
 	tu_record(tu, &hit, flags, tu_wanted(tu, flags, current->mm));
 	return 0;
