@@ -198,14 +198,18 @@ bool uprobe_stub_step_trap(struct pt_regs *regs);
  * arch_uprobe_analyze_insn() decides, once per probe, how a hit on the
  * instruction in @aup->insn (MAX_UINSN_BYTES bytes of the file from the
  * probed offset, zero-padded past its end) is handled: emulated, or
- * executed out of line with fixups.  0, -EOPNOTSUPP (a valid instruction
- * that cannot be probed safely) or -ENOEXEC (not an instruction).
+ * executed out of line with fixups, by the rules of 32-bit code if @ia32.
+ * 0, -EOPNOTSUPP (a valid instruction that cannot be probed safely) or
+ * -ENOEXEC (not an instruction).  arch_uprobe_is_ia32() says whether an
+ * mm runs 32-bit code, and arch_uprobe_xol_vaddr() where its XOL area
+ * goes.
  *
  * arch_uprobe_emulate() handles a hit without executing the instruction,
  * when analysis said it can; true if it did (@regs then point past it).
  *
- * arch_uprobe_xol_direct() writes to @code (UPROBE_XOL_SLOT_BYTES) what
- * runs the instruction out of line without a step: a copy, then a jump to
+ * arch_uprobe_runs_direct() says whether the instruction can run out of
+ * line without a step; arch_uprobe_xol_direct() then writes to @code
+ * (UPROBE_XOL_SLOT_BYTES) what does so at @slot: a copy, then a jump to
  * the next instruction; its length, or 0 when the instruction (or the
  * task, traced by a debugger) needs a step.  *@insn_len gets the length of
  * the copied instruction.
@@ -241,13 +245,16 @@ bool uprobe_stub_step_trap(struct pt_regs *regs);
  *
  * arch_uretprobe_hijack_return_addr() replaces the return address of the
  * function just entered with @trampoline_vaddr: the old one, or -1UL.
- * arch_uretprobe_trampoline() gives the code at the trampoline; a hit
- * there comes back to the core as uprobe_handle_trampoline().
+ * arch_uretprobe_trampoline() gives the code at the trampoline of an mm
+ * (of a 32-bit one if @ia32); a hit there comes back to the core as
+ * uprobe_handle_trampoline().
  */
 int arch_uprobe_analyze_insn(struct arch_uprobe *aup, bool ia32);
 bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs);
+bool arch_uprobe_runs_direct(struct arch_uprobe *aup, struct pt_regs *regs);
 size_t arch_uprobe_xol_direct(struct arch_uprobe *aup, struct pt_regs *regs,
-			      unsigned long bp_vaddr, u8 *code, size_t *insn_len);
+			      unsigned long bp_vaddr, unsigned long slot,
+			      u8 *code, size_t *insn_len);
 const u8 *arch_uprobe_xol_insn(struct arch_uprobe *aup, size_t *len);
 int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
 			struct pt_regs *regs, unsigned long slot);
@@ -261,7 +268,7 @@ void arch_uprobe_watch_traps(struct arch_uprobe_task *autask);
 void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask);
 unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 						struct pt_regs *regs);
-const u8 *arch_uretprobe_trampoline(size_t *len);
+const u8 *arch_uretprobe_trampoline(bool ia32, size_t *len);
 bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs);
 size_t arch_uprobe_stub_code(struct arch_uprobe *aup, unsigned long vaddr,
 			     unsigned long stub, u8 *code, size_t *copy_len);
@@ -276,6 +283,7 @@ bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset);
 void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs);
 void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs);
 bool arch_uprobe_is_ia32(struct mm_struct *mm);
+unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len);
 
 #else /* !CONFIG_UPROBES */
 #include <asm/ptrace.h>

@@ -57,7 +57,20 @@
  * syscall/sysenter (the kernel would return to the slot), far transfers,
  * mov to a segment register (it hides the step trap), I/O, hlt, cli/sti,
  * xbegin, lock-prefixed instructions, REX2/XOP encodings and 16-bit
- * branches.  Only 64-bit code is handled: 32-bit tasks are refused.
+ * branches.
+ *
+ * 32-bit (ia32) tasks are probed as well.  A probe is analysed for the
+ * mode of the mm it is first read for (arch_uprobe_analyze_insn()), and
+ * @ia32 then picks the 32-bit rules wherever they differ: the 32-bit
+ * decoder (0x40-0x4f are inc and dec, not REX), the opcodes only 32-bit
+ * code has (pop %ss hides the step trap as mov to %ss does; far call and
+ * jmp, into), 4-byte words on the stack for push, call, ret and return
+ * probes, branch targets and the instruction pointer kept to 32 bits,
+ * ecx for loop, and a jmp rel32 back from a run-direct copy (there is no
+ * RIP-relative addressing).  A return probe returns to an int3 at the
+ * trampoline (the uretprobe syscall is 64-bit only), and 32-bit tasks
+ * never get a jump to a stub.  Their XOL area is mapped below 4 GB
+ * (arch_uprobe_xol_vaddr()).
  *
  * Calling context: the analysis runs at registration; everything else runs
  * in the probed task, in process context (the core's work on return to
@@ -135,6 +148,37 @@ static const u8 uprobe_scratch_candidates[] = {
 static unsigned long *uprobe_reg(struct pt_regs *regs, unsigned int offset)
 {
 	return (unsigned long *)((u8 *)regs + offset);
+}
+
+/* The size of a return address, and of a push, in the probe's mode. */
+static unsigned int uprobe_word_size(struct arch_uprobe *aup)
+{
+	return aup->ia32 ? 4 : 8;
+}
+
+/* Writes the @size-byte word @val at @sp; 0 or -EFAULT. */
+static int uprobe_put_word(unsigned long sp, unsigned long val, unsigned int size)
+{
+	switch (size) {
+	case 2:
+		return put_user((u16)val, (u16 __user *)sp);
+	case 4:
+		return put_user((u32)val, (u32 __user *)sp);
+	}
+	return put_user(val, (unsigned long __user *)sp);
+}
+
+/* Reads the @size-byte word at @sp into @val; 0 or -EFAULT. */
+static int uprobe_get_word(unsigned long sp, unsigned long *val, unsigned int size)
+{
+	u32 word;
+
+	if (size == 8)
+		return get_user(*val, (unsigned long __user *)sp);
+	if (get_user(word, (u32 __user *)sp))
+		return -EFAULT;
+	*val = word;
+	return 0;
 }
 
 /* ---- instruction analysis ---- */
@@ -304,16 +348,37 @@ static bool uprobe_prefix_as_opcode(u16 op)
 	       inat_is_rex2_prefix(attr);
 }
 
-static int uprobe_check_opcode(struct insn *insn)
+/* One-byte opcodes of 32-bit code only that cannot be probed. */
+static bool uprobe_refused_ia32(u16 op)
+{
+	switch (op) {
+	case 0x17:		/* pop %ss: hides the step, as mov to ss */
+	case 0x9a:		/* far call */
+	case 0xce:		/* into */
+	case 0xea:		/* far jmp */
+		return true;
+	}
+	return false;
+}
+
+static int uprobe_check_opcode(struct insn *insn, bool ia32)
 {
 	u16 op = uprobe_opcode(insn);
 
 	if (op == UPROBE_OP_NONE)
 		return 0;
-	if (uprobe_prefix_as_opcode(op))
-		return -EOPNOTSUPP;
-	if (uprobe_invalid_in_64bit(op))
-		return -ENOEXEC;
+	if (ia32) {
+		/* REX and REX2 bytes are inc, dec and aad in 32-bit code. */
+		if (op < 0x100 && inat_is_legacy_prefix(inat_get_opcode_attribute(op)))
+			return -EOPNOTSUPP;
+		if (uprobe_refused_ia32(op))
+			return -EOPNOTSUPP;
+	} else {
+		if (uprobe_prefix_as_opcode(op))
+			return -EOPNOTSUPP;
+		if (uprobe_invalid_in_64bit(op))
+			return -ENOEXEC;
+	}
 	if (op < 0x100 && uprobe_refused_onebyte(insn, op))
 		return -EOPNOTSUPP;
 	if (op >= 0x100 && uprobe_refused_twobyte(insn, op))
@@ -353,7 +418,7 @@ static void uprobe_setup_push(struct arch_uprobe *aup, struct insn *insn, u16 op
 		reg += 8;
 	aup->kind = UPROBE_KIND_PUSH;
 	aup->emul.push.reg = uprobe_gpr_offset[reg];
-	aup->emul.push.size = 8;
+	aup->emul.push.size = uprobe_word_size(aup);
 	if ((prefixes & UPROBE_PFX(OPNDSZ)) && !uprobe_has_rex_w(insn))
 		aup->emul.push.size = 2;
 }
@@ -580,12 +645,14 @@ static void uprobe_reset(struct arch_uprobe *aup)
 	aup->kind = UPROBE_KIND_STEP;
 	aup->fixups = 0;
 	aup->scratch_reg = 0;
+	aup->ia32 = false;
 }
 
 /**
  * arch_uprobe_analyze_insn - decide how hits on @aup->insn are handled
  * @aup: the probed instruction; its other fields are filled in
- * @ia32: the probed mm runs 32-bit code
+ * @ia32: the probed mm runs 32-bit code: decode and carry the instruction
+ *	out by the 32-bit rules (@aup->ia32)
  *
  * Return: 0, -ENOEXEC if the bytes are not an instruction, -EOPNOTSUPP if
  * the instruction cannot be probed.
@@ -599,12 +666,13 @@ int arch_uprobe_analyze_insn(struct arch_uprobe *aup, bool ia32)
 	ret = uprobe_decode(aup, &insn, ia32);
 	if (ret)
 		return ret;
-	if (ia32 || !IS_ENABLED(CONFIG_X86_64))
+	if (!IS_ENABLED(CONFIG_X86_64))
 		return -EOPNOTSUPP;
 
+	aup->ia32 = ia32;
 	ret = uprobe_check_encoding(&insn);
 	if (!ret)
-		ret = uprobe_check_opcode(&insn);
+		ret = uprobe_check_opcode(&insn, ia32);
 	if (!ret)
 		ret = uprobe_setup_emulation(aup, &insn);
 	if (!ret)
@@ -627,32 +695,35 @@ static void uprobe_branch(struct arch_uprobe *aup, struct pt_regs *regs,
 		regs->ip += aup->emul.branch.disp;
 }
 
-/* loopne, loope, loop, jrcxz: rcx counts down (except for jrcxz). */
-static bool uprobe_loop_taken(u8 cond, struct pt_regs *regs)
+/*
+ * loopne, loope, loop, jrcxz: rcx counts down (except for jrcxz); in
+ * 32-bit code, ecx.
+ */
+static bool uprobe_loop_taken(struct arch_uprobe *aup, struct pt_regs *regs)
 {
 	bool zf = regs->flags & X86_EFLAGS_ZF;
+	u8 cond = aup->emul.branch.cond;
+	unsigned long count = regs->cx;
 
 	if (cond == 3)
-		return regs->cx == 0;
-	regs->cx--;
+		return aup->ia32 ? (u32)count == 0 : count == 0;
+	count--;
+	if (aup->ia32)
+		count = (u32)count;
+	regs->cx = count;
 	if (cond == 0)
-		return regs->cx != 0 && !zf;
+		return count != 0 && !zf;
 	if (cond == 1)
-		return regs->cx != 0 && zf;
-	return regs->cx != 0;
+		return count != 0 && zf;
+	return count != 0;
 }
 
 static bool uprobe_emulate_push(struct arch_uprobe *aup, struct pt_regs *regs)
 {
 	unsigned long val = *uprobe_reg(regs, aup->emul.push.reg);
 	unsigned long sp = regs->sp - aup->emul.push.size;
-	int err;
 
-	if (aup->emul.push.size == 2)
-		err = put_user((u16)val, (u16 __user *)sp);
-	else
-		err = put_user(val, (unsigned long __user *)sp);
-	if (err)
+	if (uprobe_put_word(sp, val, aup->emul.push.size))
 		return false;
 	regs->sp = sp;
 	regs->ip += aup->len;
@@ -663,11 +734,11 @@ static bool uprobe_emulate_push(struct arch_uprobe *aup, struct pt_regs *regs)
 static bool uprobe_emulate_call(struct arch_uprobe *aup, struct pt_regs *regs)
 {
 	unsigned long ret_addr = regs->ip + aup->len;
-	unsigned long sp = regs->sp - sizeof(ret_addr);
+	unsigned long sp = regs->sp - uprobe_word_size(aup);
 
 	if (shstk_is_enabled())
 		return false;
-	if (put_user(ret_addr, (unsigned long __user *)sp))
+	if (uprobe_put_word(sp, ret_addr, uprobe_word_size(aup)))
 		return false;
 	regs->sp = sp;
 	regs->ip = ret_addr + aup->emul.branch.disp;
@@ -681,9 +752,9 @@ static bool uprobe_emulate_ret(struct arch_uprobe *aup, struct pt_regs *regs)
 
 	if (shstk_is_enabled())
 		return false;
-	if (get_user(target, (unsigned long __user *)regs->sp))
+	if (uprobe_get_word(regs->sp, &target, uprobe_word_size(aup)))
 		return false;
-	regs->sp += sizeof(target) + aup->emul.ret_pop;
+	regs->sp += uprobe_word_size(aup) + aup->emul.ret_pop;
 	regs->ip = target;
 	return true;
 }
@@ -704,8 +775,7 @@ static bool uprobe_emulate_kind(struct arch_uprobe *aup, struct pt_regs *regs)
 				 aup->emul.branch.disp);
 		return true;
 	case UPROBE_KIND_LOOP:
-		uprobe_branch(aup, regs,
-			      uprobe_loop_taken(aup->emul.branch.cond, regs));
+		uprobe_branch(aup, regs, uprobe_loop_taken(aup, regs));
 		return true;
 	case UPROBE_KIND_CALL:
 		return uprobe_emulate_call(aup, regs);
@@ -732,6 +802,9 @@ bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs)
 {
 	if (!uprobe_emulate_kind(aup, regs))
 		return false;
+	/* A 32-bit branch wraps around at 4 GB. */
+	if (aup->ia32)
+		regs->ip = (u32)regs->ip;
 	if (regs->flags & X86_EFLAGS_TF)
 		send_sigtrap(regs, 0, TRAP_TRACE);
 	return true;
@@ -741,18 +814,24 @@ bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs)
 
 /*
  * jmp *0(%rip), then the 8-byte target: a jump anywhere that uses no
- * register, so the XOL page need not be near the probed code.
+ * register, so the XOL page need not be near the probed code.  32-bit
+ * code has no RIP-relative operand, but its jmp rel32 reaches anywhere:
+ * the ip wraps around at 4 GB.
  */
 #define UPROBE_JMP_BACK_LEN	14
 
+/* A jmp rel32 at @code, placed at @from, to @to. */
+static void uprobe_put_jump(u8 *code, unsigned long from, unsigned long to)
+{
+	code[0] = JMP32_INSN_OPCODE;
+	put_unaligned((s32)(to - (from + JMP32_INSN_SIZE)), (s32 *)&code[1]);
+}
+
 /**
- * arch_uprobe_xol_direct - code that runs the instruction out of line
- *	without a single-step trap
+ * arch_uprobe_runs_direct - can the instruction run out of line without
+ *	a single-step trap?
  * @aup: the probed instruction
  * @regs: the task's registers, at the breakpoint
- * @bp_vaddr: the probed address
- * @code: where to write the code (UPROBE_XOL_SLOT_BYTES)
- * @insn_len: set to the length of the copied instruction
  *
  * An instruction whose only fixup after a step is moving the ip back (no
  * RIP-relative operand, no branch, no push of the ip) runs the same from
@@ -761,24 +840,46 @@ bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs)
  * A task with TF set of its own (a debugger steps it) must see its step
  * trap, so it is stepped.
  *
+ * Return: true if it can.
+ */
+bool arch_uprobe_runs_direct(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	return aup->kind == UPROBE_KIND_STEP && aup->fixups == UPROBE_FIX_IP &&
+	       !(regs->flags & X86_EFLAGS_TF);
+}
+
+/**
+ * arch_uprobe_xol_direct - code that runs the instruction out of line
+ *	without a single-step trap (see arch_uprobe_runs_direct())
+ * @aup: the probed instruction
+ * @regs: the task's registers, at the breakpoint
+ * @bp_vaddr: the probed address
+ * @slot: where the code will run
+ * @code: where to write the code (UPROBE_XOL_SLOT_BYTES)
+ * @insn_len: set to the length of the copied instruction
+ *
  * Return: the length of the code, or 0 when the instruction must be
  * stepped.
  */
 size_t arch_uprobe_xol_direct(struct arch_uprobe *aup, struct pt_regs *regs,
-			      unsigned long bp_vaddr, u8 *code, size_t *insn_len)
+			      unsigned long bp_vaddr, unsigned long slot,
+			      u8 *code, size_t *insn_len)
 {
 	unsigned long next = bp_vaddr + aup->len;
 
 	BUILD_BUG_ON(MAX_UINSN_BYTES + UPROBE_JMP_BACK_LEN > UPROBE_XOL_SLOT_BYTES);
-	if (aup->kind != UPROBE_KIND_STEP || aup->fixups != UPROBE_FIX_IP ||
-	    (regs->flags & X86_EFLAGS_TF))
+	if (!arch_uprobe_runs_direct(aup, regs))
 		return 0;
 	memcpy(code, aup->ixol, aup->len);
+	*insn_len = aup->len;
+	if (aup->ia32) {
+		uprobe_put_jump(code + aup->len, slot + aup->len, next);
+		return aup->len + JMP32_INSN_SIZE;
+	}
 	code[aup->len] = 0xff;		/* jmp *0(%rip) */
 	code[aup->len + 1] = 0x25;
 	put_unaligned(0, (u32 *)&code[aup->len + 2]);
 	put_unaligned(next, (u64 *)&code[aup->len + 6]);
-	*insn_len = aup->len;
 	return aup->len + UPROBE_JMP_BACK_LEN;
 }
 
@@ -884,7 +985,7 @@ static int uprobe_fix_call(struct arch_uprobe *aup, struct pt_regs *regs,
 {
 	unsigned long ret_addr = bp_vaddr + aup->len;
 
-	if (put_user(ret_addr, (unsigned long __user *)regs->sp))
+	if (uprobe_put_word(regs->sp, ret_addr, uprobe_word_size(aup)))
 		return -EFAULT;
 	if (shstk_update_last_frame(ret_addr))
 		return -EFAULT;
@@ -920,6 +1021,8 @@ static int uprobe_fix_after_step(struct arch_uprobe *aup,
 		err = uprobe_fix_call(aup, regs, bp_vaddr);
 	if (!err && (aup->fixups & UPROBE_FIX_PUSHF) && !autask->saved_tf)
 		err = uprobe_fix_pushf(regs);
+	if (aup->ia32)
+		regs->ip = (u32)regs->ip;
 	return err;
 }
 
@@ -1109,13 +1212,6 @@ bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
 		       aup->fixups == (UPROBE_FIX_IP | UPROBE_FIX_RIP_SCRATCH);
 	}
 	return false;
-}
-
-/* A jmp rel32 at @code, placed at @from, to @to. */
-static void uprobe_put_jump(u8 *code, unsigned long from, unsigned long to)
-{
-	code[0] = JMP32_INSN_OPCODE;
-	put_unaligned((s32)(to - (from + UPROBE_JUMP_BYTES)), (s32 *)&code[1]);
 }
 
 /*
@@ -1464,17 +1560,17 @@ bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub)
 unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 						struct pt_regs *regs)
 {
-	unsigned long __user *ret_slot = (unsigned long __user *)regs->sp;
+	unsigned int size = user_64bit_mode(regs) ? 8 : 4;
 	unsigned long orig;
 
-	if (get_user(orig, ret_slot))
+	if (uprobe_get_word(regs->sp, &orig, size))
 		return -1UL;
-	if (put_user(trampoline_vaddr, ret_slot))
+	if (uprobe_put_word(regs->sp, trampoline_vaddr, size))
 		return -1UL;
 	if (!shstk_update_last_frame(trampoline_vaddr))
 		return orig;
 	/* The shadow stack would not follow: put the old address back. */
-	if (put_user(orig, ret_slot))
+	if (uprobe_put_word(regs->sp, orig, size))
 		force_sig(SIGSEGV);
 	return -1UL;
 }
@@ -1498,16 +1594,24 @@ static const u8 uprobe_trampoline[] = {
 	0x0f, 0x0b,			/* ud2: never reached */
 };
 
+/* 32-bit code has no syscall instruction to count on: it traps. */
+static const u8 uprobe_trampoline_ia32[] = { INT3_INSN_OPCODE };
+
 /**
  * arch_uretprobe_trampoline - the code of the return trampoline
+ * @ia32: for a 32-bit task's mm
  * @len: set to its length
  *
  * Return: the code, which the core puts at uprobe_get_trampoline_vaddr().
  */
-const u8 *arch_uretprobe_trampoline(size_t *len)
+const u8 *arch_uretprobe_trampoline(bool ia32, size_t *len)
 {
 	BUILD_BUG_ON(__NR_uretprobe > 0xffff);
 	BUILD_BUG_ON(sizeof(uprobe_trampoline) > UPROBE_XOL_SLOT_BYTES);
+	if (ia32) {
+		*len = sizeof(uprobe_trampoline_ia32);
+		return uprobe_trampoline_ia32;
+	}
 	*len = sizeof(uprobe_trampoline);
 	return uprobe_trampoline;
 }
@@ -1544,7 +1648,7 @@ SYSCALL_DEFINE0(uretprobe)
 /* 32-bit kernels probe nothing (see arch_uprobe_analyze_insn()). */
 static const u8 uprobe_trampoline[] = { 0x0f, 0x0b };	/* ud2 */
 
-const u8 *arch_uretprobe_trampoline(size_t *len)
+const u8 *arch_uretprobe_trampoline(bool ia32, size_t *len)
 {
 	*len = sizeof(uprobe_trampoline);
 	return uprobe_trampoline;
@@ -1565,6 +1669,38 @@ bool arch_uprobe_is_ia32(struct mm_struct *mm)
 #else
 	return true;
 #endif
+}
+
+/**
+ * arch_uprobe_xol_vaddr - where to map the XOL area of @mm
+ * @mm: the current task's mm
+ * @len: the area's size
+ *
+ * A 32-bit task runs code below 4 GB only.  get_unmapped_area() keeps to
+ * the 32-bit layout inside a 32-bit syscall alone, and the area is mapped
+ * at a breakpoint: a 32-bit task's area is placed here, highest first
+ * under its 32-bit mmap base.
+ *
+ * Return: the address, or a negative errno.
+ */
+unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len)
+{
+	struct vm_unmapped_area_info info = {
+		.flags = VM_UNMAPPED_AREA_TOPDOWN,
+		.length = len,
+	};
+
+	mmap_assert_write_locked(mm);
+
+	if (!arch_uprobe_is_ia32(mm))
+		return get_unmapped_area(NULL, 0, len, 0, 0);
+	info.low_limit = max(PAGE_ALIGN(mmap_min_addr), PAGE_SIZE);
+#ifdef CONFIG_HAVE_ARCH_COMPAT_MMAP_BASES
+	info.high_limit = mm->mmap_compat_base;
+#else
+	info.high_limit = SZ_4G - PAGE_SIZE;
+#endif
+	return vm_unmapped_area(&info);
 }
 
 /* ---- traps ---- */

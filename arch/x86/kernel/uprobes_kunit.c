@@ -353,9 +353,9 @@ static void uprobe_check_operands(struct kunit *test, struct arch_uprobe *aup,
 	}
 }
 
-static void uprobe_test_analysis(struct kunit *test)
+static void uprobe_check_analysis(struct kunit *test,
+				  const struct uprobe_analysis_case *c, bool ia32)
 {
-	const struct uprobe_analysis_case *c = test->param_value;
 	struct arch_uprobe aup = {};
 	const u8 *ixol = c->check_ixol ? c->ixol : c->insn;
 	const u8 *copy;
@@ -363,10 +363,12 @@ static void uprobe_test_analysis(struct kunit *test)
 	int ret;
 
 	memcpy(aup.insn, c->insn, MAX_UINSN_BYTES);
-	ret = arch_uprobe_analyze_insn(&aup, false);
+	ret = arch_uprobe_analyze_insn(&aup, ia32);
 	KUNIT_ASSERT_EQ(test, ret, c->ret);
 	if (ret)
 		return;
+
+	KUNIT_EXPECT_EQ(test, aup.ia32, ia32);
 
 	KUNIT_EXPECT_EQ(test, aup.len, c->len);
 	KUNIT_EXPECT_EQ(test, aup.kind, c->kind);
@@ -381,12 +383,65 @@ static void uprobe_test_analysis(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, len, (size_t)c->len);
 }
 
-/* 32-bit code is refused, but garbage is still called garbage. */
+static void uprobe_test_analysis(struct kunit *test)
+{
+	uprobe_check_analysis(test, test->param_value, false);
+}
+
+/*
+ * 32-bit code: the bytes that are REX and REX2 prefixes, or invalid, in
+ * 64-bit code are instructions; no operand is RIP-relative; words on the
+ * stack are 4 bytes.
+ */
+static const struct uprobe_analysis_case uprobe_ia32_cases[] = {
+	NOP("nop", 1, B(0x90)),
+	NOP("endbr32", 4, B(0xf3, 0x0f, 0x1e, 0xfb)),
+	NOP("nopw 0x0(%eax,%eax,1)", 6, B(0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00)),
+	STEP("lea 0x0(%esi,%eiz,1),%esi", 7, FIX_IP,
+	     B(0x8d, 0xb4, 0x26, 0x00, 0x00, 0x00, 0x00)),
+	PUSH("push %ebp", 1, bp, 4, B(0x55)),
+	PUSH("push %edi", 1, di, 4, B(0x57)),
+	PUSH("push %bx", 2, bx, 2, B(0x66, 0x53)),
+	STEP("inc %eax", 1, FIX_IP, B(0x40)),
+	STEP("dec %edi", 1, FIX_IP, B(0x4f)),
+	STEP("pusha", 1, FIX_IP, B(0x60)),
+	STEP("popa", 1, FIX_IP, B(0x61)),
+	STEP("daa", 1, FIX_IP, B(0x27)),
+	STEP("aad", 2, FIX_IP, B(0xd5, 0x0a)),
+	STEP("push %es", 1, FIX_IP, B(0x06)),
+	STEP("mov %esp,%ebp", 2, FIX_IP, B(0x89, 0xe5)),
+	STEP("mov 0x1234,%eax (absolute)", 6, FIX_IP,
+	     B(0x8b, 0x05, 0x34, 0x12, 0x00, 0x00)),
+	STEP("call *%eax", 2, FIX_CALL, B(0xff, 0xd0)),
+	STEP("call *0x8(%ebx)", 3, FIX_CALL, B(0xff, 0x53, 0x08)),
+	STEP("jmp *%edx", 2, 0, B(0xff, 0xe2)),
+	STEP("mov %gs:0x14,%eax", 6, FIX_IP,
+	     B(0x65, 0xa1, 0x14, 0x00, 0x00, 0x00)),
+	BRANCH("call rel32", CALL, 5, FIX_IP | FIX_REL | FIX_CALL, 0x100, 0,
+	       B(0xe8, 0x00, 0x01, 0x00, 0x00), B(0xe8, 0x00, 0x00, 0x00, 0x00)),
+	BRANCH("jmp rel8", JMP, 2, FIX_IP | FIX_REL, 0x10, 0,
+	       B(0xeb, 0x10), B(0xeb, 0x00)),
+	BRANCH("jne rel8", JCC, 2, 0, -0x10, 5, B(0x75, 0xf0), B(0x75, 0xf0)),
+	BRANCH("loop", LOOP, 2, 0, -2, 2, B(0xe2, 0xfe), B(0xe2, 0xfe)),
+	RET("ret", 1, 0, B(0xc3)),
+	RET("ret $0x8", 3, 8, B(0xc2, 0x08, 0x00)),
+	REFUSE("pop %ss", -EOPNOTSUPP, B(0x17)),
+	REFUSE("lcall $0x23,$0x0", -EOPNOTSUPP,
+	       B(0x9a, 0x00, 0x00, 0x00, 0x00, 0x23, 0x00)),
+	REFUSE("ljmp $0x23,$0x0", -EOPNOTSUPP,
+	       B(0xea, 0x00, 0x00, 0x00, 0x00, 0x23, 0x00)),
+	REFUSE("into", -EOPNOTSUPP, B(0xce)),
+	REFUSE("int $0x80", -EOPNOTSUPP, B(0xcd, 0x80)),
+	REFUSE("sysenter", -EOPNOTSUPP, B(0x0f, 0x34)),
+	REFUSE("call rel16", -EOPNOTSUPP, B(0x66, 0xe8, 0x00, 0x01)),
+	REFUSE("lock incl (%eax)", -EOPNOTSUPP, B(0xf0, 0xff, 0x00)),
+};
+
+KUNIT_ARRAY_PARAM(uprobe_ia32, uprobe_ia32_cases, uprobe_analysis_case_desc);
+
 static void uprobe_test_ia32(struct kunit *test)
 {
-	struct arch_uprobe aup = { .insn = { 0x55 } };
-
-	KUNIT_EXPECT_EQ(test, arch_uprobe_analyze_insn(&aup, true), -EOPNOTSUPP);
+	uprobe_check_analysis(test, test->param_value, true);
 }
 
 /**
@@ -505,6 +560,34 @@ static void uprobe_test_no_emulation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, regs.sp, 2UL);
 }
 
+/*
+ * 32-bit emulation on registers: ecx counts, and a branch wraps around at
+ * 4 GB.  (Push, call and ret need a user stack: the selftests run them.)
+ */
+static void uprobe_test_emulation_ia32(struct kunit *test)
+{
+	struct arch_uprobe loop = { .insn = { 0xe2, 0xfe } };
+	struct arch_uprobe jecxz = { .insn = { 0xe3, 0x08 } };
+	struct arch_uprobe jmp = { .insn = { 0xe9, 0x00, 0x00, 0x00, 0x10 } };
+	struct pt_regs regs = { .ip = 0x08049000UL, .cx = 0x100000000UL };
+
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&loop, true), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&jecxz, true), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&jmp, true), 0);
+
+	/* ecx is 0: jecxz is taken, and loop counts down to 0xffffffff */
+	KUNIT_ASSERT_TRUE(test, arch_uprobe_emulate(&jecxz, &regs));
+	KUNIT_EXPECT_EQ(test, regs.ip, 0x08049000UL + 2 + 8);
+	regs.ip = 0x08049000UL;
+	KUNIT_ASSERT_TRUE(test, arch_uprobe_emulate(&loop, &regs));
+	KUNIT_EXPECT_EQ(test, regs.cx, 0xffffffffUL);
+	KUNIT_EXPECT_EQ(test, regs.ip, 0x08049000UL);
+
+	regs.ip = 0xf8000000UL;
+	KUNIT_ASSERT_TRUE(test, arch_uprobe_emulate(&jmp, &regs));
+	KUNIT_EXPECT_EQ(test, regs.ip, 0x08000005UL);
+}
+
 static void uprobe_setup_xol(struct kunit *test, struct arch_uprobe *aup,
 			     struct arch_uprobe_task *autask,
 			     struct pt_regs *regs)
@@ -589,16 +672,64 @@ static void uprobe_test_xol_abort(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, current->thread.trap_nr, trap_nr);
 }
 
+/* 32-bit: jmp rel8 stepped near 4 GB wraps around, as the original would. */
+static void uprobe_test_xol_jmp_ia32(struct kunit *test)
+{
+	struct arch_uprobe aup = { .insn = { 0xeb, 0x10 } };
+	struct arch_uprobe_task autask = {};
+	struct pt_regs regs = {};
+
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, true), 0);
+	regs.ip = 0xfffffff8UL;
+	regs.flags = X86_EFLAGS_FIXED | X86_EFLAGS_IF;
+	KUNIT_ASSERT_EQ(test, arch_uprobe_pre_xol(&aup, &autask, &regs, 0xf7f00040UL), 0);
+	regs.ip = 0xf7f00040UL + 2;
+	KUNIT_EXPECT_EQ(test, arch_uprobe_post_xol(&aup, &autask, &regs, 0xf7f00040UL,
+						   0xfffffff8UL), 0);
+	KUNIT_EXPECT_EQ(test, regs.ip, 0xaUL);
+}
+
+/* 32-bit, run direct: the copy, then a jmp rel32 from the slot back. */
+static void uprobe_test_xol_direct_ia32(struct kunit *test)
+{
+	struct arch_uprobe aup = { .insn = { 0x89, 0xe5 } };
+	struct pt_regs regs = { .flags = X86_EFLAGS_FIXED };
+	u8 code[UPROBE_XOL_SLOT_BYTES];
+	size_t len, insn_len;
+	const u8 want[] = { 0x89, 0xe5, 0xe9 };
+	s32 rel = (s32)(0x08049002UL - (0xf7f00040UL + 2 + 5));
+
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, true), 0);
+	KUNIT_ASSERT_TRUE(test, arch_uprobe_runs_direct(&aup, &regs));
+	len = arch_uprobe_xol_direct(&aup, &regs, 0x08049000UL, 0xf7f00040UL, code,
+				     &insn_len);
+	KUNIT_ASSERT_EQ(test, len, (size_t)7);
+	KUNIT_EXPECT_EQ(test, insn_len, (size_t)2);
+	KUNIT_EXPECT_MEMEQ(test, code, want, sizeof(want));
+	KUNIT_EXPECT_EQ(test, get_unaligned((s32 *)&code[3]), rel);
+
+	regs.flags |= X86_EFLAGS_TF;
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_runs_direct(&aup, &regs));
+	KUNIT_EXPECT_EQ(test, arch_uprobe_xol_direct(&aup, &regs, 0x08049000UL,
+						     0xf7f00040UL, code, &insn_len),
+			(size_t)0);
+}
+
 static void uprobe_test_trampoline(struct kunit *test)
 {
 	size_t len;
-	const u8 *code = arch_uretprobe_trampoline(&len);
+	const u8 *code = arch_uretprobe_trampoline(false, &len);
 
 	KUNIT_ASSERT_LE(test, len, (size_t)UPROBE_XOL_SLOT_BYTES);
 	KUNIT_ASSERT_GE(test, len, (size_t)UPROBE_TRAMP_SYSCALL_END);
 	/* the syscall instruction ends at UPROBE_TRAMP_SYSCALL_END */
 	KUNIT_EXPECT_EQ(test, code[UPROBE_TRAMP_SYSCALL_END - 2], 0x0f);
 	KUNIT_EXPECT_EQ(test, code[UPROBE_TRAMP_SYSCALL_END - 1], 0x05);
+
+	/* 32-bit tasks return to an int3 */
+	code = arch_uretprobe_trampoline(true, &len);
+	KUNIT_ASSERT_EQ(test, len, (size_t)1);
+	KUNIT_EXPECT_EQ(test, code[0], INT3_INSN_OPCODE);
 }
 
 #ifdef CONFIG_X86_64
@@ -698,7 +829,10 @@ static void uprobe_test_stub_emulated(struct kunit *test)
 
 static struct kunit_case uprobe_analysis_test_cases[] = {
 	KUNIT_CASE_PARAM(uprobe_test_analysis, uprobe_analysis_gen_params),
-	KUNIT_CASE(uprobe_test_ia32),
+	KUNIT_CASE_PARAM(uprobe_test_ia32, uprobe_ia32_gen_params),
+	KUNIT_CASE(uprobe_test_emulation_ia32),
+	KUNIT_CASE(uprobe_test_xol_jmp_ia32),
+	KUNIT_CASE(uprobe_test_xol_direct_ia32),
 	KUNIT_CASE_PARAM(uprobe_test_emulation, uprobe_emul_gen_params),
 	KUNIT_CASE(uprobe_test_no_emulation),
 	KUNIT_CASE(uprobe_test_xol_riprel),

@@ -307,11 +307,12 @@ static int install_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 
 	mmap_assert_write_locked(mm);
 
-	if (arch_uprobe_is_ia32(mm))
-		return -EOPNOTSUPP;
-	err = prepare_insn(uprobe, vma->vm_file);
+	err = prepare_insn(uprobe, vma->vm_file, arch_uprobe_is_ia32(mm));
 	if (err)
 		return err;
+	/* 32-bit code is not run in a 64-bit mm, nor the other way round. */
+	if (uprobe->ia32 != arch_uprobe_is_ia32(mm))
+		return -EOPNOTSUPP;
 	err = read_mm_bytes(mm, vaddr, &now, sizeof(now), NULL);
 	if (err)
 		return err;

@@ -84,6 +84,9 @@
  * may sleep); uprobe_unregister_sync() waits for those.
  */
 
+#include <linux/elf.h>
+#include <linux/unaligned.h>
+
 #include "internal.h"
 
 DEFINE_SRCU(uprobes_srcu);
@@ -310,11 +313,32 @@ static int copy_from_file(struct inode *inode, struct file *file, loff_t offset,
 }
 
 /*
- * Reads and analyses the probed instruction once: 0 when the probe can be
- * armed, -EAGAIN when the instruction cannot be read without @file, or
- * why it cannot be probed.
+ * Whether the probed file holds 32-bit x86 code: an ELF file says so by
+ * its machine; any other file runs as its mm does (@mm_ia32).  0, or
+ * -EAGAIN when the header cannot be read without @file.
  */
-int prepare_insn(struct uprobe *uprobe, struct file *file)
+static int probe_is_ia32(struct uprobe *uprobe, struct file *file, bool mm_ia32,
+			 bool *ia32)
+{
+	u8 ehdr[EI_NIDENT + 4];
+	int err;
+
+	err = copy_from_file(uprobe->inode, file, 0, ehdr, sizeof(ehdr));
+	if (err)
+		return err;
+	*ia32 = mm_ia32;
+	if (!memcmp(ehdr, ELFMAG, SELFMAG) && ehdr[EI_DATA] == ELFDATA2LSB)
+		*ia32 = get_unaligned_le16(&ehdr[EI_NIDENT + 2]) == EM_386;
+	return 0;
+}
+
+/*
+ * Reads and analyses the probed instruction once, for the mode of the code
+ * of its file (probe_is_ia32()), @mm_ia32 being that of the mm it is read
+ * for: 0 when the probe can be armed, -EAGAIN when the instruction cannot
+ * be read without @file, or why it cannot be probed.
+ */
+int prepare_insn(struct uprobe *uprobe, struct file *file, bool mm_ia32)
 {
 	int err;
 
@@ -327,9 +351,11 @@ int prepare_insn(struct uprobe *uprobe, struct file *file)
 		goto unlock;
 	err = copy_from_file(uprobe->inode, file, uprobe->offset, uprobe->arch.insn,
 			     sizeof(uprobe->arch.insn));
+	if (!err)
+		err = probe_is_ia32(uprobe, file, mm_ia32, &uprobe->ia32);
 	if (err)
 		goto unlock;
-	err = arch_uprobe_analyze_insn(&uprobe->arch, false);
+	err = arch_uprobe_analyze_insn(&uprobe->arch, uprobe->ia32);
 	if (err) {
 		uprobe->insn_err = err;
 		uprobe->insn_state = INSN_REFUSED;
@@ -390,15 +416,17 @@ static int prepare_insn_early(struct uprobe *uprobe)
 	pgoff_t pgoff = uprobe->offset >> PAGE_SHIFT;
 	struct vm_area_struct *vma;
 	struct file *file = NULL;
+	bool mm_ia32 = false;
 	int err;
 
 	i_mmap_lock_read(mapping);
 	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
 		file = get_file(vma->vm_file);
+		mm_ia32 = arch_uprobe_is_ia32(vma->vm_mm);
 		break;
 	}
 	i_mmap_unlock_read(mapping);
-	err = prepare_insn(uprobe, file);
+	err = prepare_insn(uprobe, file, mm_ia32);
 	if (file)
 		fput(file);
 	return err == -EAGAIN ? 0 : err;

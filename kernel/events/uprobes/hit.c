@@ -137,8 +137,7 @@ static bool run_direct(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 	struct xol_area *area;
 	size_t len, insn_len;
 
-	len = arch_uprobe_xol_direct(&uprobe->arch, regs, bp_vaddr, code, &insn_len);
-	if (!len)
+	if (!arch_uprobe_runs_direct(&uprobe->arch, regs))
 		return false;
 	area = get_xol_area();
 	if (!area)
@@ -146,6 +145,10 @@ static bool run_direct(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 	if (!utask->own_slot)
 		utask->own_slot = xol_take_own_slot(area);
 	if (!utask->own_slot)
+		return false;
+	len = arch_uprobe_xol_direct(&uprobe->arch, regs, bp_vaddr, utask->own_slot,
+				     code, &insn_len);
+	if (!len)
 		return false;
 	xol_write_slot(area, utask->own_slot, code, len);
 	utask->own_bp_vaddr = bp_vaddr;

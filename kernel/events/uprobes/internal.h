@@ -57,6 +57,8 @@ enum uprobe_insn_state {
  * @insn_mutex: guards @insn_state and @arch while they are filled in
  * @insn_state: see enum uprobe_insn_state (read locklessly once READY)
  * @insn_err: why the instruction was refused
+ * @ia32: @arch holds 32-bit code (probe_is_ia32()); armed only in mms
+ *	that run 32-bit code
  * @inode: the probed file (a reference is held)
  * @offset: the probed offset in @inode
  * @ref_ctr_offset: the SDT semaphore's offset in @inode, or 0
@@ -73,6 +75,7 @@ struct uprobe {
 	struct mutex insn_mutex;	/* guards insn_state, insn_err, arch */
 	enum uprobe_insn_state insn_state;
 	int insn_err;
+	bool ia32;
 	struct inode *inode;
 	loff_t offset;
 	loff_t ref_ctr_offset;
@@ -190,7 +193,7 @@ void put_uprobe(struct uprobe *uprobe);
 struct uprobe *find_uprobe_srcu(struct inode *inode, loff_t offset);
 struct folio *get_file_folio(struct address_space *mapping, pgoff_t index,
 			     struct file *file);
-int prepare_insn(struct uprobe *uprobe, struct file *file);
+int prepare_insn(struct uprobe *uprobe, struct file *file, bool mm_ia32);
 bool any_consumer_wants(struct uprobe *uprobe, struct mm_struct *mm);
 
 /* arm.c */

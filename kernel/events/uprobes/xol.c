@@ -82,8 +82,8 @@ static struct page *alloc_xol_page(void)
 	return page;
 }
 
-/* A new area for @vaddr, holding the trampoline. */
-static struct xol_area *alloc_xol_area(unsigned long vaddr)
+/* A new area for @vaddr, holding the trampoline of a 32-bit mm if @ia32. */
+static struct xol_area *alloc_xol_area(unsigned long vaddr, bool ia32)
 {
 	struct xol_area *area = kzalloc(sizeof(*area), GFP_KERNEL);
 	const u8 *tramp;
@@ -100,7 +100,7 @@ static struct xol_area *alloc_xol_area(unsigned long vaddr)
 	area->vaddr = vaddr;
 	init_waitqueue_head(&area->wq);
 	INIT_LIST_HEAD(&area->stub_pages);
-	tramp = arch_uretprobe_trampoline(&len);
+	tramp = arch_uretprobe_trampoline(ia32, &len);
 	kaddr = kmap_local_page(area->pages[0]);
 	memcpy(kaddr, tramp, min_t(size_t, len, UPROBE_XOL_SLOT_BYTES));
 	kunmap_local(kaddr);
@@ -127,12 +127,12 @@ static int map_xol_area(struct mm_struct *mm)
 		return -EINTR;
 	if (mm->uprobes_state.xol_area)
 		goto unlock;
-	vaddr = get_unmapped_area(NULL, 0, XOL_PAGES_MAX * PAGE_SIZE, 0, 0);
+	vaddr = arch_uprobe_xol_vaddr(mm, XOL_PAGES_MAX * PAGE_SIZE);
 	if (IS_ERR_VALUE(vaddr)) {
 		err = vaddr;
 		goto unlock;
 	}
-	area = alloc_xol_area(vaddr);
+	area = alloc_xol_area(vaddr, arch_uprobe_is_ia32(mm));
 	if (!area) {
 		err = -ENOMEM;
 		goto unlock;
@@ -338,7 +338,7 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 		set_bit(MMF_HAS_UPROBES, &newmm->flags);
 	if (!old)
 		return;
-	area = alloc_xol_area(old->vaddr);
+	area = alloc_xol_area(old->vaddr, arch_uprobe_is_ia32(oldmm));
 	if (!area)
 		return;
 	dup_stub_pages(old, area);

@@ -60,6 +60,7 @@ enum arch_uprobe_kind {
  *	and LOOP can also be stepped, when emulating it is not possible
  * @scratch_reg: offset in pt_regs of the scratch register, with
  *	UPROBE_FIX_RIP_SCRATCH
+ * @ia32: 32-bit code, decoded and carried out by the 32-bit rules
  * @emul: operands of an emulated instruction
  */
 struct arch_uprobe {
@@ -68,6 +69,7 @@ struct arch_uprobe {
 	u8 len;
 	u8 kind;
 	u8 fixups;
+	bool ia32;
 	u16 scratch_reg;
 	union {
 		struct {
@@ -76,7 +78,7 @@ struct arch_uprobe {
 		} branch;
 		struct {
 			u16 reg;	/* PUSH: offset in pt_regs */
-			u8 size;	/* PUSH: 8, or 2 with an 0x66 prefix */
+			u8 size;	/* PUSH: 8 (4 in 32-bit code), or 2 with 0x66 */
 		} push;
 		u16 ret_pop;		/* RET: the imm16 of ret imm16 */
 	} emul;
