@@ -7,6 +7,8 @@ packages=(
 	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 	cpio kmod rsync python3 ccache dwarves
 	qemu-system-x86 linux-perf bpftrace stress-ng
+	# -m32 test programs: 32-bit tasks are probed too
+	gcc-multilib
 )
 
 missing=()

@@ -31,6 +31,7 @@ suites=(
 	"uprobe_badreg      ./uprobe_badreg"
 	"uprobe_sample      ./uprobe_sample"
 	"uprobe_signals     ./uprobe_signals"
+	"uprobe_ia32        ./uprobe_ia32"
 	"uprobe_jump        ./uprobe_jump"
 	"uprobe_sandbox     ./uprobe_sandbox"
 	"uprobe_fuzz        ./uprobe_fuzz"

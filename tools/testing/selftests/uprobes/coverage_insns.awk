@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Turns "objdump -d --no-show-raw-insn coverage_work.o" into a C table of
 # the instructions of the cov_* functions: { function, offset, text }.
+# With -v quote=1 the function is a string, its name: for a program that
+# is not the one including the table (ia32_work).
 function hex(s,    i, n) {
 	n = 0
 	for (i = 1; i <= length(s); i++)
@@ -8,7 +10,9 @@ function hex(s,    i, n) {
 	return n
 }
 /^[0-9a-f]+ <cov_[a-z0-9_]*>:$/ {
-	fn = $2; gsub(/[<>:]/, "", fn); start = hex($1); next
+	fn = $2; gsub(/[<>:]/, "", fn); start = hex($1)
+	if (quote) fn = "\"" fn "\""
+	next
 }
 /^[0-9a-f]+ </ { fn = ""; next }
 fn != "" && /^ *[0-9a-f]+:\t/ {

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_ia32: probes in 32-bit processes.  ia32_work, built with -m32, is
+ * probed through uprobe_events: register and stack arguments and return
+ * values with exact values, every instruction of the coverage workload
+ * built as 32-bit code (its result must not change, each function entry
+ * is hit once per call), return probes across fork, exec from 32-bit to
+ * 64-bit code and back, signals that come while a probed instruction runs
+ * out of line (no hit is lost or counted twice), and SDT semaphores.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "uprobe_util.h"
+
+#define GROUP "ia32"
+/* The kernel's internal ENOTSUPP (include/linux/errno.h), not in UAPI. */
+#define ENOTSUPP_KERNEL 524
+
+struct ia32_insn {
+	const char *fn;
+	unsigned long off;
+	const char *text;
+};
+
+/* The coverage workload's instructions in ia32_work, from objdump. */
+static const struct ia32_insn insns[] = {
+#include "ia32_insns.h"
+};
+
+#define NR_INSNS ARRAY_SIZE(insns)
+/* The coverage workload's functions, in ia32_work's "cov" output order. */
+static const char *const cov_fns[] = {
+	"cov_run", "cov_switch", "cov_globals", "cov_sse", "cov_string",
+	"cov_rec", "cov_indirect", "cov_op0", "cov_op1", "cov_op2", "cov_op3",
+	"cov_alloca", "cov_varargs",
+};
+
+#define NR_COV_FNS ARRAY_SIZE(cov_fns)
+#define MAX_TARGETS 32
+
+/* A 64-bit probe target, for exec from 32-bit code and back. */
+TARGET int hit64(void)
+{
+	return 64;
+}
+
+FIXTURE(ia32) {
+	char work[PATH_MAX];
+	int nr_targets;
+	char names[MAX_TARGETS][32];
+	unsigned long offsets[MAX_TARGETS];
+};
+
+/*
+ * Runs @argv with its stdout in @out (NUL-terminated, @len bytes at most):
+ * its exit status, or -1.
+ */
+static int capture(char *const argv[], char *out, size_t len)
+{
+	int fds[2], status;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (got < len - 1 && (n = read(fds[0], out + got, len - 1 - got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* The file offset of @name in ia32_work, or 0. */
+static unsigned long offset_of(FIXTURE_DATA(ia32) *self, const char *name)
+{
+	int i;
+
+	for (i = 0; i < self->nr_targets; i++)
+		if (!strcmp(self->names[i], name))
+			return self->offsets[i];
+	return 0;
+}
+
+/* Defines and enables "KIND:ia32/EVENT ia32_work:OFFSET(of FN) ARGS". */
+static int probe(FIXTURE_DATA(ia32) *self, const char *kind, const char *event,
+		 const char *fn, const char *args)
+{
+	unsigned long off = offset_of(self, fn);
+	int err;
+
+	if (!off)
+		return -ENOENT;
+	err = uprobe_event_add("%s:" GROUP "/%s %s:0x%lx %s", kind, event, self->work,
+			       off, args);
+	return err ? err : event_enable(GROUP, event, 1);
+}
+
+FIXTURE_SETUP(ia32)
+{
+	char dir[PATH_MAX], out[4096], *line, *save = NULL;
+	char *argv[] = { self->work, "offsets", NULL };
+	int i = 0;
+
+	tracing_reset();
+	snprintf(dir, sizeof(dir), "%s", self_path());
+	snprintf(self->work, sizeof(self->work), "%s/ia32_work", dirname(dir));
+	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
+	for (line = strtok_r(out, "\n", &save); line && i < MAX_TARGETS;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%31s %lx", self->names[i], &self->offsets[i]) == 2)
+			i++;
+	self->nr_targets = i;
+	ASSERT_LT(0, i);
+}
+
+FIXTURE_TEARDOWN(ia32)
+{
+	tracing_reset();
+}
+
+/* Register, stack and return values, exactly, for every call. */
+TEST_F(ia32, args_and_retval)
+{
+	char *argv[] = { self->work, "args", "5", NULL };
+	char out[64], want[64], *trace;
+	int i;
+
+	ASSERT_EQ(0, probe(self, "p", "args", "ia32_args", "a=%ax:s32 b=%dx:s32 c=%cx:s32"));
+	ASSERT_EQ(0, probe(self, "r", "args_ret", "ia32_args", "rv=$retval:s32"));
+	ASSERT_EQ(0, probe(self, "p", "stack", "ia32_stack", "x=+4(%sp):s32 y=+8(%sp):s32"));
+	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
+	/* sum of 123i + 2i for i < 5: the probes changed nothing */
+	EXPECT_STREQ("1250\n", out);
+
+	trace = trace_read();
+	ASSERT_NE(NULL, trace);
+	for (i = 0; i < 5; i++) {
+		snprintf(want, sizeof(want), " a=%d b=%d c=%d", i, 2 * i, 3 * i);
+		EXPECT_EQ(1, count_lines(trace, want)) TH_LOG("%s", want);
+		snprintf(want, sizeof(want), " rv=%d", 123 * i);
+		EXPECT_EQ(1, count_lines(trace, want)) TH_LOG("%s", want);
+		snprintf(want, sizeof(want), " x=%d y=%d", i, -i);
+		EXPECT_EQ(1, count_lines(trace, want)) TH_LOG("%s", want);
+	}
+	EXPECT_EQ(5, count_lines(trace, " args_ret: "));
+	free(trace);
+	/* uprobe_profile counts entries, for return probes too */
+	EXPECT_EQ(5, profile_hits("args"));
+	EXPECT_EQ(5, profile_hits("args_ret"));
+	EXPECT_EQ(5, profile_hits("stack"));
+}
+
+/* What ia32_work cov printed: the checksum and the calls per function. */
+struct cov_result {
+	unsigned long sum;
+	unsigned long calls[NR_COV_FNS];
+};
+
+static int run_cov(FIXTURE_DATA(ia32) *self, struct cov_result *r)
+{
+	char *argv[] = { self->work, "cov", NULL };
+	char out[512], *p = out, *end;
+	unsigned int i;
+
+	if (capture(argv, out, sizeof(out)))
+		return -1;
+	r->sum = strtoul(p, &end, 10);
+	for (i = 0; i < NR_COV_FNS; i++) {
+		if (end == p)
+			return -1;
+		p = end;
+		r->calls[i] = strtoul(p, &end, 10);
+	}
+	return end == p ? -1 : 0;
+}
+
+static int cov_fn_index(const char *fn)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_COV_FNS; i++)
+		if (!strcmp(cov_fns[i], fn))
+			return i;
+	return -1;
+}
+
+/* Enables a probe "cI" on every instruction; counts the clean refusals. */
+static void cov_probe_all(struct __test_metadata *_metadata, FIXTURE_DATA(ia32) *self,
+			  bool *refused)
+{
+	unsigned int i, nr_refused = 0;
+	unsigned long base;
+	char event[16];
+	int err;
+
+	for (i = 0; i < NR_INSNS; i++) {
+		base = offset_of(self, insns[i].fn);
+		ASSERT_NE(0, base);
+		ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/c%u %s:0x%lx", i, self->work,
+					      base + insns[i].off));
+	}
+	for (i = 0; i < NR_INSNS; i++) {
+		snprintf(event, sizeof(event), "c%u", i);
+		err = event_enable(GROUP, event, 1);
+		refused[i] = err;
+		if (!err)
+			continue;
+		nr_refused++;
+		ksft_print_msg("refused: %s+0x%lx %s: %s\n", insns[i].fn, insns[i].off,
+			       insns[i].text, strerror(-err));
+		EXPECT_TRUE(err == -EOPNOTSUPP || err == -EINVAL ||
+			    (engine_is_base() && err == -ENOTSUPP_KERNEL));
+	}
+	ksft_print_msg("%zu instructions, %u refused\n", NR_INSNS, nr_refused);
+}
+
+/* Every instruction of the 32-bit workload probed: the same result. */
+TEST_F_TIMEOUT(ia32, coverage, 300)
+{
+	struct cov_result ref, probed, after;
+	unsigned long total = 0;
+	bool refused[NR_INSNS];
+	unsigned int i;
+	long hits;
+	int f;
+
+	ASSERT_EQ(0, run_cov(self, &ref));
+	for (i = 0; i < NR_COV_FNS; i++)
+		ASSERT_LT(0, ref.calls[i]) TH_LOG("%s never called", cov_fns[i]);
+	cov_probe_all(_metadata, self, refused);
+
+	ASSERT_EQ(0, run_cov(self, &probed));
+	EXPECT_EQ(ref.sum, probed.sum);
+	EXPECT_EQ(0, memcmp(ref.calls, probed.calls, sizeof(ref.calls)));
+	for (i = 0; i < NR_INSNS; i++) {
+		char event[16];
+
+		snprintf(event, sizeof(event), "c%u", i);
+		hits = profile_hits(event);
+		ASSERT_LE(0, hits);
+		if (refused[i])
+			EXPECT_EQ(0, hits);
+		total += hits;
+		f = cov_fn_index(insns[i].fn);
+		ASSERT_LE(0, f);
+		/* Each function entry is hit once per call, exactly. */
+		if (insns[i].off == 0 && !refused[i])
+			EXPECT_EQ(ref.calls[f], hits) TH_LOG("entry of %s", insns[i].fn);
+	}
+	ksft_print_msg("%lu hits\n", total);
+	EXPECT_LT(NR_COV_FNS, total);
+
+	tracing_reset();
+	ASSERT_EQ(0, run_cov(self, &after));
+	EXPECT_EQ(ref.sum, after.sum);
+}
+
+/* A function that forks returns twice: in the parent and in the child. */
+TEST_F(ia32, uretprobe_across_fork)
+{
+	char *argv[] = { self->work, "fork", "3", NULL };
+	char out[16], *trace;
+
+	ASSERT_EQ(0, probe(self, "p", "fork_in", "ia32_fork_in", ""));
+	ASSERT_EQ(0, probe(self, "r", "fork_ret", "ia32_fork_in", "rv=$retval:s32"));
+	ASSERT_EQ(0, probe(self, "p", "hit", "ia32_hit", ""));
+	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
+	EXPECT_EQ(1, profile_hits("fork_in"));
+	EXPECT_EQ(6, profile_hits("hit"));
+	trace = trace_read();
+	ASSERT_NE(NULL, trace);
+	/* the child's return gives 0, the parent's the child's pid */
+	EXPECT_EQ(2, count_lines(trace, " fork_ret: "));
+	EXPECT_EQ(1, count_lines(trace, " rv=0"));
+	free(trace);
+}
+
+/* 64-bit -> 32-bit -> 64-bit -> 32-bit by exec: each probe hit once. */
+TEST_F(ia32, exec_between_modes)
+{
+	char *argv[] = { self->work, "exec", (char *)self_path(), "hit64", self->work, NULL };
+	char out[16];
+
+	ASSERT_EQ(0, probe(self, "p", "hit", "ia32_hit", ""));
+	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/hit64 %s:0x%lx", self_path(),
+				      self_offset(hit64)));
+	ASSERT_EQ(0, event_enable(GROUP, "hit64", 1));
+	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
+	EXPECT_EQ(2, profile_hits("hit"));
+	EXPECT_EQ(1, profile_hits("hit64"));
+}
+
+/*
+ * SIGUSR1 keeps coming while the task runs a stepped (call *) and a
+ * run-direct (mov $imm32) probed instruction: each is counted once per
+ * execution, and so is the handler's probe.
+ */
+TEST_F_TIMEOUT(ia32, signals_out_of_line, 120)
+{
+	char *argv[] = { self->work, "signals", "200", NULL };
+	int fds[2], status, rounds = -1, done = -1, handled = -1;
+	char out[64] = "";
+	ssize_t n;
+	FILE *in;
+	pid_t pid;
+
+	ASSERT_EQ(0, probe(self, "p", "step", "ia32_step", ""));
+	ASSERT_EQ(0, probe(self, "p", "direct", "ia32_direct", ""));
+	ASSERT_EQ(0, probe(self, "p", "hit", "ia32_hit", ""));
+	ASSERT_EQ(0, pipe(fds));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	in = fdopen(fds[0], "r");
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, fgets(out, sizeof(out), in));
+	ASSERT_STREQ("ready\n", out);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		kill(pid, SIGUSR1);
+		usleep(200);
+	}
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	n = fscanf(in, "%d %d %d", &rounds, &done, &handled);
+	fclose(in);
+	ASSERT_EQ(3, n);
+	ksft_print_msg("%d rounds, %d signals handled\n", rounds, handled);
+	EXPECT_EQ(rounds, done);
+	EXPECT_EQ(rounds, profile_hits("step"));
+	EXPECT_EQ(rounds, profile_hits("direct"));
+	EXPECT_LE(200, handled);
+	EXPECT_EQ(handled, profile_hits("hit"));
+}
+
+/* An SDT semaphore in a 32-bit program counts its enabled probes. */
+TEST_F(ia32, sdt_semaphore)
+{
+	char *argv[] = { self->work, "sema", NULL };
+	unsigned long off = offset_of(self, "ia32_hit");
+	unsigned long sema = offset_of(self, "ia32_sema");
+	char out[16];
+
+	ASSERT_NE(0, off);
+	ASSERT_NE(0, sema);
+	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
+	EXPECT_STREQ("0\n", out);
+	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/sema %s:0x%lx(0x%lx)", self->work, off,
+				      sema));
+	ASSERT_EQ(0, event_enable(GROUP, "sema", 1));
+	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
+	EXPECT_STREQ("1\n", out);
+	ASSERT_EQ(0, event_enable(GROUP, "sema", 0));
+	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
+	EXPECT_STREQ("0\n", out);
+}
+
+/*
+ * "hit64 WORK": the 64-bit step of exec_between_modes: hit64(), then
+ * ia32_work again, which hits once more and ends in /bin/true.
+ */
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "hit64")) {
+		if (hit64() != 64)
+			return 1;
+		execl(argv[2], argv[2], "exec", "/bin/true", (char *)NULL);
+		return 127;
+	}
+	return test_harness_run(argc, argv);
+}
