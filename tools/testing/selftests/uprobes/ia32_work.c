@@ -41,40 +41,35 @@ TARGET int ia32_stack(int a, int b)
 	return a - b;
 }
 
-static volatile int hits;
+static int hits;
 
 TARGET void ia32_hit(void)
 {
-	hits++;
+	__atomic_add_fetch(&hits, 1, __ATOMIC_RELAXED);
 }
+
+/* Functions of our own instructions only: no prologue, no epilogue. */
+#define NAKED UPROBE_ATTRS(naked, noinline, used, visibility("default"))
 
 /*
  * An indirect call is stepped out of line (its return address is fixed
- * up after the step): a signal can come during the step.
+ * up after the step): a signal can come during the step.  Returns x + 1.
  */
-int ia32_step(int x, void (*fn)(void));
-asm(".pushsection .text\n"
-	".globl ia32_step\n"
-	".type ia32_step, @function\n"
-	"ia32_step:\n"
-	"	call *8(%esp)\n"
-	"	mov 4(%esp), %eax\n"
-	"	add $1, %eax\n"
-	"	ret\n"
-	".size ia32_step, .-ia32_step\n"
-	".popsection\n");
+NAKED int ia32_step(int x, void (*fn)(void))
+{
+	asm("call *8(%esp)\n\t"
+	    "mov 4(%esp), %eax\n\t"
+	    "add $1, %eax\n\t"
+	    "ret");
+}
 
-/* mov $imm32 runs out of line without a step, and jumps back. */
-int ia32_direct(int x);
-asm(".pushsection .text\n"
-	".globl ia32_direct\n"
-	".type ia32_direct, @function\n"
-	"ia32_direct:\n"
-	"	mov $2, %eax\n"
-	"	add 4(%esp), %eax\n"
-	"	ret\n"
-	".size ia32_direct, .-ia32_direct\n"
-	".popsection\n");
+/* mov $imm32 runs out of line without a step, then jumps back: x + 2. */
+NAKED int ia32_direct(int x)
+{
+	asm("mov $2, %eax\n\t"
+	    "add 4(%esp), %eax\n\t"
+	    "ret");
+}
 
 /* Forks inside the probed function: two tasks return from it. */
 TARGET int ia32_fork_in(int n)
@@ -93,7 +88,7 @@ static const struct {
 	const char *name;
 	const void *addr;
 } targets[] = {
-#define T(x) { #x, (const void *)&x }
+#define T(x) { #x, (const void *)&(x) }
 	T(ia32_args), T(ia32_stack), T(ia32_hit), T(ia32_step),
 	T(ia32_direct), T(ia32_fork_in), T(ia32_sema),
 	T(cov_run), T(cov_switch), T(cov_globals), T(cov_sse),
@@ -109,7 +104,7 @@ static int print_offsets(void)
 	unsigned long off;
 	unsigned int i;
 
-	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(targets); i++) {
 		if (file_offset(targets[i].addr, path, sizeof(path), &off))
 			return 1;
 		printf("%s 0x%lx\n", targets[i].name, off);
@@ -147,13 +142,13 @@ static int run_fork(int n)
 	if (pid < 0)
 		return 1;
 	if (pid == 0)
-		_exit(hits == n ? 0 : 1);
+		_exit(READ_FRESH(hits) == n ? 0 : 1);
 	if (waitpid(pid, &status, 0) != pid)
 		return 1;
-	return WIFEXITED(status) && !WEXITSTATUS(status) && hits == n ? 0 : 1;
+	return WIFEXITED(status) && !WEXITSTATUS(status) && READ_FRESH(hits) == n ? 0 : 1;
 }
 
-static volatile int handled;
+static int handled;
 
 static void ia32_nothing(void)
 {
@@ -162,7 +157,7 @@ static void ia32_nothing(void)
 static void on_usr1(int sig)
 {
 	ia32_hit();
-	handled++;
+	__atomic_add_fetch(&handled, 1, __ATOMIC_RELAXED);
 }
 
 static int run_signals(int n)
@@ -175,11 +170,11 @@ static int run_signals(int n)
 	/* Tell the test it may start sending. */
 	printf("ready\n");
 	fflush(stdout);
-	for (i = 0; handled < n; i++)
+	for (i = 0; READ_FRESH(handled) < n; i++)
 		done += ia32_step(i, ia32_nothing) == i + 1 && ia32_direct(i) == i + 2;
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGUSR1, &sa, NULL);
-	printf("%d %d %d\n", i, done, handled);
+	printf("%d %d %d\n", i, done, READ_FRESH(handled));
 	return 0;
 }
 

@@ -54,11 +54,16 @@ TARGET int hit64(void)
 	return 64;
 }
 
-FIXTURE(ia32) {
-	char work[PATH_MAX];
+/* ia32_work: its path, and the file offsets of its probe targets. */
+struct ia32_work {
+	char path[PATH_MAX];
 	int nr_targets;
 	char names[MAX_TARGETS][32];
 	unsigned long offsets[MAX_TARGETS];
+};
+
+FIXTURE(ia32) {
+	struct ia32_work w;
 };
 
 /*
@@ -94,45 +99,46 @@ static int capture(char *const argv[], char *out, size_t len)
 }
 
 /* The file offset of @name in ia32_work, or 0. */
-static unsigned long offset_of(FIXTURE_DATA(ia32) *self, const char *name)
+static unsigned long offset_of(const struct ia32_work *w, const char *name)
 {
 	int i;
 
-	for (i = 0; i < self->nr_targets; i++)
-		if (!strcmp(self->names[i], name))
-			return self->offsets[i];
+	for (i = 0; i < w->nr_targets; i++)
+		if (!strcmp(w->names[i], name))
+			return w->offsets[i];
 	return 0;
 }
 
 /* Defines and enables "KIND:ia32/EVENT ia32_work:OFFSET(of FN) ARGS". */
-static int probe(FIXTURE_DATA(ia32) *self, const char *kind, const char *event,
+static int probe(const struct ia32_work *w, const char *kind, const char *event,
 		 const char *fn, const char *args)
 {
-	unsigned long off = offset_of(self, fn);
+	unsigned long off = offset_of(w, fn);
 	int err;
 
 	if (!off)
 		return -ENOENT;
-	err = uprobe_event_add("%s:" GROUP "/%s %s:0x%lx %s", kind, event, self->work,
-			       off, args);
+	err = uprobe_event_add("%s:" GROUP "/%s %s:0x%lx %s", kind, event, w->path, off,
+			       args);
 	return err ? err : event_enable(GROUP, event, 1);
 }
 
 FIXTURE_SETUP(ia32)
 {
+	struct ia32_work *w = &self->w;
 	char dir[PATH_MAX], out[4096], *line, *save = NULL;
-	char *argv[] = { self->work, "offsets", NULL };
+	char *const argv[] = { w->path, "offsets", NULL };
 	int i = 0;
 
 	tracing_reset();
 	snprintf(dir, sizeof(dir), "%s", self_path());
-	snprintf(self->work, sizeof(self->work), "%s/ia32_work", dirname(dir));
+	snprintf(w->path, sizeof(w->path), "%s/ia32_work", dirname(dir));
 	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
 	for (line = strtok_r(out, "\n", &save); line && i < MAX_TARGETS;
 	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%31s %lx", self->names[i], &self->offsets[i]) == 2)
+		if (sscanf(line, "%31s %lx", w->names[i], &w->offsets[i]) == 2)
 			i++;
-	self->nr_targets = i;
+	w->nr_targets = i;
 	ASSERT_LT(0, i);
 }
 
@@ -144,13 +150,13 @@ FIXTURE_TEARDOWN(ia32)
 /* Register, stack and return values, exactly, for every call. */
 TEST_F(ia32, args_and_retval)
 {
-	char *argv[] = { self->work, "args", "5", NULL };
+	char *const argv[] = { self->w.path, "args", "5", NULL };
 	char out[64], want[64], *trace;
 	int i;
 
-	ASSERT_EQ(0, probe(self, "p", "args", "ia32_args", "a=%ax:s32 b=%dx:s32 c=%cx:s32"));
-	ASSERT_EQ(0, probe(self, "r", "args_ret", "ia32_args", "rv=$retval:s32"));
-	ASSERT_EQ(0, probe(self, "p", "stack", "ia32_stack", "x=+4(%sp):s32 y=+8(%sp):s32"));
+	ASSERT_EQ(0, probe(&self->w, "p", "args", "ia32_args", "a=%ax:s32 b=%dx:s32 c=%cx:s32"));
+	ASSERT_EQ(0, probe(&self->w, "r", "args_ret", "ia32_args", "rv=$retval:s32"));
+	ASSERT_EQ(0, probe(&self->w, "p", "stack", "ia32_stack", "x=+4(%sp):s32 y=+8(%sp):s32"));
 	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
 	/* sum of 123i + 2i for i < 5: the probes changed nothing */
 	EXPECT_STREQ("1250\n", out);
@@ -179,9 +185,9 @@ struct cov_result {
 	unsigned long calls[NR_COV_FNS];
 };
 
-static int run_cov(FIXTURE_DATA(ia32) *self, struct cov_result *r)
+static int run_cov(const struct ia32_work *w, struct cov_result *r)
 {
-	char *argv[] = { self->work, "cov", NULL };
+	char *const argv[] = { (char *)w->path, "cov", NULL };
 	char out[512], *p = out, *end;
 	unsigned int i;
 
@@ -208,7 +214,7 @@ static int cov_fn_index(const char *fn)
 }
 
 /* Enables a probe "cI" on every instruction; counts the clean refusals. */
-static void cov_probe_all(struct __test_metadata *_metadata, FIXTURE_DATA(ia32) *self,
+static void cov_probe_all(struct __test_metadata *_metadata, const struct ia32_work *w,
 			  bool *refused)
 {
 	unsigned int i, nr_refused = 0;
@@ -217,9 +223,9 @@ static void cov_probe_all(struct __test_metadata *_metadata, FIXTURE_DATA(ia32) 
 	int err;
 
 	for (i = 0; i < NR_INSNS; i++) {
-		base = offset_of(self, insns[i].fn);
+		base = offset_of(w, insns[i].fn);
 		ASSERT_NE(0, base);
-		ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/c%u %s:0x%lx", i, self->work,
+		ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/c%u %s:0x%lx", i, w->path,
 					      base + insns[i].off));
 	}
 	for (i = 0; i < NR_INSNS; i++) {
@@ -247,12 +253,12 @@ TEST_F_TIMEOUT(ia32, coverage, 300)
 	long hits;
 	int f;
 
-	ASSERT_EQ(0, run_cov(self, &ref));
+	ASSERT_EQ(0, run_cov(&self->w, &ref));
 	for (i = 0; i < NR_COV_FNS; i++)
 		ASSERT_LT(0, ref.calls[i]) TH_LOG("%s never called", cov_fns[i]);
-	cov_probe_all(_metadata, self, refused);
+	cov_probe_all(_metadata, &self->w, refused);
 
-	ASSERT_EQ(0, run_cov(self, &probed));
+	ASSERT_EQ(0, run_cov(&self->w, &probed));
 	EXPECT_EQ(ref.sum, probed.sum);
 	EXPECT_EQ(0, memcmp(ref.calls, probed.calls, sizeof(ref.calls)));
 	for (i = 0; i < NR_INSNS; i++) {
@@ -274,19 +280,19 @@ TEST_F_TIMEOUT(ia32, coverage, 300)
 	EXPECT_LT(NR_COV_FNS, total);
 
 	tracing_reset();
-	ASSERT_EQ(0, run_cov(self, &after));
+	ASSERT_EQ(0, run_cov(&self->w, &after));
 	EXPECT_EQ(ref.sum, after.sum);
 }
 
 /* A function that forks returns twice: in the parent and in the child. */
 TEST_F(ia32, uretprobe_across_fork)
 {
-	char *argv[] = { self->work, "fork", "3", NULL };
+	char *const argv[] = { self->w.path, "fork", "3", NULL };
 	char out[16], *trace;
 
-	ASSERT_EQ(0, probe(self, "p", "fork_in", "ia32_fork_in", ""));
-	ASSERT_EQ(0, probe(self, "r", "fork_ret", "ia32_fork_in", "rv=$retval:s32"));
-	ASSERT_EQ(0, probe(self, "p", "hit", "ia32_hit", ""));
+	ASSERT_EQ(0, probe(&self->w, "p", "fork_in", "ia32_fork_in", ""));
+	ASSERT_EQ(0, probe(&self->w, "r", "fork_ret", "ia32_fork_in", "rv=$retval:s32"));
+	ASSERT_EQ(0, probe(&self->w, "p", "hit", "ia32_hit", ""));
 	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
 	EXPECT_EQ(1, profile_hits("fork_in"));
 	EXPECT_EQ(6, profile_hits("hit"));
@@ -301,10 +307,12 @@ TEST_F(ia32, uretprobe_across_fork)
 /* 64-bit -> 32-bit -> 64-bit -> 32-bit by exec: each probe hit once. */
 TEST_F(ia32, exec_between_modes)
 {
-	char *argv[] = { self->work, "exec", (char *)self_path(), "hit64", self->work, NULL };
+	char *const argv[] = {
+		self->w.path, "exec", (char *)self_path(), "hit64", self->w.path, NULL
+	};
 	char out[16];
 
-	ASSERT_EQ(0, probe(self, "p", "hit", "ia32_hit", ""));
+	ASSERT_EQ(0, probe(&self->w, "p", "hit", "ia32_hit", ""));
 	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/hit64 %s:0x%lx", self_path(),
 				      self_offset(hit64)));
 	ASSERT_EQ(0, event_enable(GROUP, "hit64", 1));
@@ -320,16 +328,16 @@ TEST_F(ia32, exec_between_modes)
  */
 TEST_F_TIMEOUT(ia32, signals_out_of_line, 120)
 {
-	char *argv[] = { self->work, "signals", "200", NULL };
+	char *const argv[] = { self->w.path, "signals", "200", NULL };
 	int fds[2], status, rounds = -1, done = -1, handled = -1;
 	char out[64] = "";
 	ssize_t n;
 	FILE *in;
 	pid_t pid;
 
-	ASSERT_EQ(0, probe(self, "p", "step", "ia32_step", ""));
-	ASSERT_EQ(0, probe(self, "p", "direct", "ia32_direct", ""));
-	ASSERT_EQ(0, probe(self, "p", "hit", "ia32_hit", ""));
+	ASSERT_EQ(0, probe(&self->w, "p", "step", "ia32_step", ""));
+	ASSERT_EQ(0, probe(&self->w, "p", "direct", "ia32_direct", ""));
+	ASSERT_EQ(0, probe(&self->w, "p", "hit", "ia32_hit", ""));
 	ASSERT_EQ(0, pipe(fds));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -363,16 +371,16 @@ TEST_F_TIMEOUT(ia32, signals_out_of_line, 120)
 /* An SDT semaphore in a 32-bit program counts its enabled probes. */
 TEST_F(ia32, sdt_semaphore)
 {
-	char *argv[] = { self->work, "sema", NULL };
-	unsigned long off = offset_of(self, "ia32_hit");
-	unsigned long sema = offset_of(self, "ia32_sema");
+	char *const argv[] = { self->w.path, "sema", NULL };
+	unsigned long off = offset_of(&self->w, "ia32_hit");
+	unsigned long sema = offset_of(&self->w, "ia32_sema");
 	char out[16];
 
 	ASSERT_NE(0, off);
 	ASSERT_NE(0, sema);
 	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
 	EXPECT_STREQ("0\n", out);
-	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/sema %s:0x%lx(0x%lx)", self->work, off,
+	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/sema %s:0x%lx(0x%lx)", self->w.path, off,
 				      sema));
 	ASSERT_EQ(0, event_enable(GROUP, "sema", 1));
 	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
