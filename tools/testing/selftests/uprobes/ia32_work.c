@@ -3,9 +3,10 @@
  * ia32_work: the 32-bit program (built with -m32) that uprobe_ia32 probes.
  * argv[1] says what it does; each command prints what the test compares:
  *
- *   offsets         "NAME 0xOFFSET" for every probe target: the file offset
- *                   of each function below and of the coverage workload's,
- *                   and of the SDT semaphore
+ *   offsets         "NAME 0xOFFSET PATH" for every probe target: the file
+ *                   and offset of each function below, of the coverage
+ *                   workload's, of the SDT semaphore, and of getppid() in
+ *                   the 32-bit libc
  *   cov             runs the coverage workload (coverage_work.c) once:
  *                   its checksum, then each function's number of calls
  *   args N          N rounds of ia32_args(i, 2i, 3i) (registers) and
@@ -18,6 +19,7 @@
  *                   handler calls ia32_hit()): the rounds, the rounds that
  *                   computed the right results, and the signals handled
  *   sema            the value of the SDT semaphore ia32_sema
+ *   getppid N       N calls of libc's getppid()
  */
 #include <signal.h>
 #include <stdio.h>
@@ -94,7 +96,7 @@ static const struct {
 	T(cov_run), T(cov_switch), T(cov_globals), T(cov_sse),
 	T(cov_string), T(cov_rec), T(cov_indirect), T(cov_op0),
 	T(cov_op1), T(cov_op2), T(cov_op3), T(cov_alloca),
-	T(cov_varargs),
+	T(cov_varargs), T(getppid),
 #undef T
 };
 
@@ -107,7 +109,7 @@ static int print_offsets(void)
 	for (i = 0; i < ARRAY_SIZE(targets); i++) {
 		if (file_offset(targets[i].addr, path, sizeof(path), &off))
 			return 1;
-		printf("%s 0x%lx\n", targets[i].name, off);
+		printf("%s 0x%lx %s\n", targets[i].name, off, path);
 	}
 	return 0;
 }
@@ -198,11 +200,16 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "signals"))
 		return run_signals(n);
+	if (!strcmp(cmd, "getppid")) {
+		while (n--)
+			getppid();
+		return 0;
+	}
 	if (!strcmp(cmd, "sema")) {
 		printf("%u\n", READ_FRESH(ia32_sema));
 		return 0;
 	}
-	fprintf(stderr, "usage: %s offsets|cov|args N|fork N|exec PROG...|signals N|sema\n",
+	fprintf(stderr, "usage: %s offsets|cov|args N|fork N|exec PROG...|signals N|sema|getppid N\n",
 		argv[0]);
 	return 2;
 }

@@ -54,12 +54,13 @@ TARGET int hit64(void)
 	return 64;
 }
 
-/* ia32_work: its path, and the file offsets of its probe targets. */
+/* ia32_work: its path, and the files and offsets of its probe targets. */
 struct ia32_work {
 	char path[PATH_MAX];
 	int nr_targets;
 	char names[MAX_TARGETS][32];
 	unsigned long offsets[MAX_TARGETS];
+	char files[MAX_TARGETS][256];
 };
 
 FIXTURE(ia32) {
@@ -136,7 +137,8 @@ FIXTURE_SETUP(ia32)
 	ASSERT_EQ(0, capture(argv, out, sizeof(out)));
 	for (line = strtok_r(out, "\n", &save); line && i < MAX_TARGETS;
 	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%31s %lx", w->names[i], &w->offsets[i]) == 2)
+		if (sscanf(line, "%31s %lx %255s", w->names[i], &w->offsets[i],
+			   w->files[i]) == 3)
 			i++;
 	w->nr_targets = i;
 	ASSERT_LT(0, i);
@@ -366,6 +368,50 @@ TEST_F_TIMEOUT(ia32, signals_out_of_line, 120)
 	EXPECT_EQ(rounds, profile_hits("direct"));
 	EXPECT_LE(200, handled);
 	EXPECT_EQ(handled, profile_hits("hit"));
+}
+
+/*
+ * A copy of @lib (libc.so.6) in a new directory of /tmp, @dir: a probe is
+ * keyed by inode, and an inode of the guest's 9p root may be looked up
+ * anew between two uses of its path.  0 or -errno.
+ */
+static int lib_copy(const char *lib, char *dir, char *copy, size_t len)
+{
+	char tmp[PATH_MAX];
+	int err;
+
+	if (!mkdtemp(dir))
+		return -errno;
+	snprintf(tmp, sizeof(tmp), "%s/libXXXXXX", dir);
+	err = copy_file(lib, tmp, 0);
+	if (err)
+		return err;
+	snprintf(copy, len, "%s/libc.so.6", dir);
+	return rename(tmp, copy) ? -errno : 0;
+}
+
+/* A probe in the 32-bit libc, which no 64-bit process maps. */
+TEST_F(ia32, libc)
+{
+	char *const argv[] = { self->w.path, "getppid", "7", NULL };
+	char dir[] = "/tmp/ia32-libc-XXXXXX", copy[PATH_MAX], out[16];
+	int i;
+
+	for (i = 0; i < self->w.nr_targets; i++)
+		if (!strcmp(self->w.names[i], "getppid"))
+			break;
+	ASSERT_GT(self->w.nr_targets, i);
+	ASSERT_EQ(0, lib_copy(self->w.files[i], dir, copy, sizeof(copy)));
+	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/getppid %s:0x%lx", copy,
+				      self->w.offsets[i]));
+	ASSERT_EQ(0, event_enable(GROUP, "getppid", 1));
+	ASSERT_EQ(0, setenv("LD_LIBRARY_PATH", dir, 1));
+	EXPECT_EQ(0, capture(argv, out, sizeof(out)));
+	unsetenv("LD_LIBRARY_PATH");
+	EXPECT_EQ(7, profile_hits("getppid"));
+	tracing_reset();
+	unlink(copy);
+	rmdir(dir);
 }
 
 /* An SDT semaphore in a 32-bit program counts its enabled probes. */

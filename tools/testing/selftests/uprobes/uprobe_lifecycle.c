@@ -95,36 +95,6 @@ static int add_self_probe(const char *kind, const char *event, const void *func,
 				args ? args : "");
 }
 
-/* Copies file @from to a new executable file in /tmp named after @tmpl. */
-static int copy_file(const char *from, char *tmpl, int suffixlen)
-{
-	char buf[65536];
-	int in, out, err = 0;
-	ssize_t n;
-
-	in = open(from, O_RDONLY);
-	if (in < 0)
-		return -errno;
-	out = mkstemps(tmpl, suffixlen);
-	if (out < 0) {
-		err = -errno;
-		close(in);
-		return err;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n) {
-			err = -EIO;
-			break;
-		}
-	if (n < 0)
-		err = -errno;
-	if (fchmod(out, 0755))
-		err = -errno;
-	close(in);
-	close(out);
-	return err;
-}
-
 /* Whether a mapping of @path is in /proc/self/maps. */
 static int is_mapped(const char *path)
 {

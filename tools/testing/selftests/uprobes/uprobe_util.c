@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -565,5 +566,34 @@ int test_mod_ctl(const char *fmt, ...)
 	if (write(fd, cmd, strlen(cmd)) < 0)
 		err = -errno;
 	close(fd);
+	return err;
+}
+
+int copy_file(const char *from, char *tmpl, int suffixlen)
+{
+	char buf[65536];
+	int in, out, err = 0;
+	ssize_t n;
+
+	in = open(from, O_RDONLY);
+	if (in < 0)
+		return -errno;
+	out = mkstemps(tmpl, suffixlen);
+	if (out < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			err = -EIO;
+			break;
+		}
+	if (n < 0)
+		err = -errno;
+	if (fchmod(out, 0755))
+		err = -errno;
+	close(in);
+	close(out);
 	return err;
 }

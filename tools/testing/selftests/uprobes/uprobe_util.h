@@ -174,6 +174,13 @@ int kid_run(struct kid *k);
 /* Ends the child; its exit status, or -1. */
 int kid_end(struct kid *k);
 
+/*
+ * Copies file @from to a new executable file named after @tmpl, a
+ * mkstemps() template with @suffixlen characters after its XXXXXX (the
+ * name is written back there); 0 or -errno.
+ */
+int copy_file(const char *from, char *tmpl, int suffixlen);
+
 /* @len bytes at @addr of process @pid, through /proc/PID/mem; 0 or -1. */
 int mem_read(pid_t pid, const void *addr, void *buf, size_t len);
 
