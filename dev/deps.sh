@@ -9,6 +9,8 @@ packages=(
 	qemu-system-x86 linux-perf bpftrace stress-ng
 	# -m32 test programs: 32-bit tasks are probed too
 	gcc-multilib
+	# the bcc peer suite, and the USDT probe of its target
+	bpfcc-tools systemtap-sdt-dev
 )
 
 missing=()

@@ -39,6 +39,7 @@ suites=(
 	"ftracetest         $here/ftracetest-tap.sh"
 	"perf_probe         ./perf_probe.sh"
 	"bpftrace           ./bpftrace.sh"
+	"bcc                ./bcc.sh"
 	"stress_ng          ./stress_ng.sh"
 )
 
