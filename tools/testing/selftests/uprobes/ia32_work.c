@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 		printf("%u\n", READ_FRESH(ia32_sema));
 		return 0;
 	}
-	fprintf(stderr, "usage: %s offsets|cov|args N|fork N|exec PROG...|signals N|sema|getppid N\n",
-		argv[0]);
+	fprintf(stderr, "usage: %s %s\n", argv[0],
+		"offsets|cov|args N|fork N|exec PROG...|signals N|sema|getppid N");
 	return 2;
 }

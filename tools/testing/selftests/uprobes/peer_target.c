@@ -21,8 +21,7 @@
 #define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
 
-/* The semaphore of peer_target:peer_usdt, file-backed data as sdt.h wants. */
-__attribute__((section(".probes"), used)) unsigned short peer_target_peer_usdt_semaphore;
+#include "uprobe_util.h"	/* __section, __used */
 
 long peer_jump(long a);
 asm(".pushsection .text\n"
@@ -39,6 +38,9 @@ __attribute__((noipa)) long peer_add(long a, long b)
 {
 	return a + b;
 }
+
+/* The semaphore of peer_target:peer_usdt, file-backed data as sdt.h wants. */
+__section(".probes") __used unsigned short peer_target_peer_usdt_semaphore;
 
 static int go;
 

@@ -21,9 +21,6 @@
 #include "../kselftest_harness.h"
 #include "uprobe_util.h"
 
-/* The kernel-internal ENOTSUPP (include/linux/errno.h); not a UAPI errno. */
-#define KERNEL_ENOTSUPP	524
-
 static long api_body_runs;
 
 TARGET long api_add(long a, long b)
@@ -519,7 +516,7 @@ TEST_F(api, register_mid_instruction)
 	ASSERT_NE(0UL, start);
 	err = reg_at(0, start + 2, "h");
 	EXPECT_TRUE(err == -EOPNOTSUPP || err == -EINVAL ||
-		    (engine_is_base() && err == -KERNEL_ENOTSUPP))
+		    (engine_is_base() && err == -ENOTSUPP_KERNEL))
 		TH_LOG("registering in the middle of movabs gave %d", err);
 	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
 	EXPECT_EQ(0, hits(0));

@@ -24,8 +24,6 @@
 #include "uprobe_asm.h"
 
 #define GROUP "ubad"
-/* The kernel-internal ENOTSUPP (include/linux/errno.h); not a UAPI errno. */
-#define KERNEL_ENOTSUPP 524
 
 TARGET long badreg_good(long a)
 {
@@ -289,23 +287,23 @@ FIXTURE_VARIANT(badinsn) {
 };
 
 FIXTURE_VARIANT_ADD(badinsn, int3) {
-	.site = badreg_int3, .first = 0xcc, .err = EOPNOTSUPP, .alt_err = KERNEL_ENOTSUPP,
+	.site = badreg_int3, .first = 0xcc, .err = EOPNOTSUPP, .alt_err = ENOTSUPP_KERNEL,
 };
 
 FIXTURE_VARIANT_ADD(badinsn, hlt) {
-	.site = badreg_hlt, .first = 0xf4, .err = EOPNOTSUPP, .alt_err = KERNEL_ENOTSUPP,
+	.site = badreg_hlt, .first = 0xf4, .err = EOPNOTSUPP, .alt_err = ENOTSUPP_KERNEL,
 };
 
 FIXTURE_VARIANT_ADD(badinsn, in) {
-	.site = badreg_in, .first = 0xec, .err = EOPNOTSUPP, .alt_err = KERNEL_ENOTSUPP,
+	.site = badreg_in, .first = 0xec, .err = EOPNOTSUPP, .alt_err = ENOTSUPP_KERNEL,
 };
 
 FIXTURE_VARIANT_ADD(badinsn, int80) {
-	.site = badreg_int80, .first = 0xcd, .err = EOPNOTSUPP, .alt_err = KERNEL_ENOTSUPP,
+	.site = badreg_int80, .first = 0xcd, .err = EOPNOTSUPP, .alt_err = ENOTSUPP_KERNEL,
 };
 
 FIXTURE_VARIANT_ADD(badinsn, cli) {
-	.site = badreg_cli, .first = 0xfa, .err = EOPNOTSUPP, .alt_err = KERNEL_ENOTSUPP,
+	.site = badreg_cli, .first = 0xfa, .err = EOPNOTSUPP, .alt_err = ENOTSUPP_KERNEL,
 };
 
 FIXTURE_VARIANT_ADD(badinsn, too_long) {

@@ -22,8 +22,6 @@
 #include "coverage_work.h"
 
 #define GROUP "ucov"
-/* The kernel's internal ENOTSUPP (include/linux/errno.h), not in UAPI. */
-#define ENOTSUPP_KERNEL 524
 
 struct cov_insn {
 	const void *fn;

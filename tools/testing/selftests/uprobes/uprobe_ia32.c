@@ -23,8 +23,6 @@
 #include "uprobe_util.h"
 
 #define GROUP "ia32"
-/* The kernel's internal ENOTSUPP (include/linux/errno.h), not in UAPI. */
-#define ENOTSUPP_KERNEL 524
 
 struct ia32_insn {
 	const char *fn;
@@ -67,33 +65,44 @@ FIXTURE(ia32) {
 	struct ia32_work w;
 };
 
-/*
- * Runs @argv with its stdout in @out (NUL-terminated, @len bytes at most):
- * its exit status, or -1.
- */
-static int capture(char *const argv[], char *out, size_t len)
+/* Starts @argv with its stdout into a pipe: the pipe's end, or -1. */
+static int spawn(char *const argv[], pid_t *pid)
 {
-	int fds[2], status;
-	size_t got = 0;
-	ssize_t n;
-	pid_t pid;
+	int fds[2];
 
 	if (pipe(fds))
 		return -1;
-	pid = fork();
-	if (pid < 0)
+	*pid = fork();
+	if (*pid < 0)
 		return -1;
-	if (pid == 0) {
+	if (*pid == 0) {
 		dup2(fds[1], STDOUT_FILENO);
 		close(fds[0]);
 		execv(argv[0], argv);
 		_exit(127);
 	}
 	close(fds[1]);
-	while (got < len - 1 && (n = read(fds[0], out + got, len - 1 - got)) > 0)
+	return fds[0];
+}
+
+/*
+ * Runs @argv with its stdout in @out (NUL-terminated, @len bytes at most):
+ * its exit status, or -1.
+ */
+static int capture(char *const argv[], char *out, size_t len)
+{
+	int fd, status;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	fd = spawn(argv, &pid);
+	if (fd < 0)
+		return -1;
+	while (got < len - 1 && (n = read(fd, out + got, len - 1 - got)) > 0)
 		got += n;
 	out[got] = '\0';
-	close(fds[0]);
+	close(fd);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
@@ -331,7 +340,7 @@ TEST_F(ia32, exec_between_modes)
 TEST_F_TIMEOUT(ia32, signals_out_of_line, 120)
 {
 	char *const argv[] = { self->w.path, "signals", "200", NULL };
-	int fds[2], status, rounds = -1, done = -1, handled = -1;
+	int fd, status, rounds = -1, done = -1, handled = -1;
 	char out[64] = "";
 	ssize_t n;
 	FILE *in;
@@ -340,17 +349,9 @@ TEST_F_TIMEOUT(ia32, signals_out_of_line, 120)
 	ASSERT_EQ(0, probe(&self->w, "p", "step", "ia32_step", ""));
 	ASSERT_EQ(0, probe(&self->w, "p", "direct", "ia32_direct", ""));
 	ASSERT_EQ(0, probe(&self->w, "p", "hit", "ia32_hit", ""));
-	ASSERT_EQ(0, pipe(fds));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	in = fdopen(fds[0], "r");
+	fd = spawn(argv, &pid);
+	ASSERT_LE(0, fd);
+	in = fdopen(fd, "r");
 	ASSERT_NE(NULL, in);
 	ASSERT_NE(NULL, fgets(out, sizeof(out), in));
 	ASSERT_STREQ("ready\n", out);

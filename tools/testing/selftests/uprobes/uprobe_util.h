@@ -15,6 +15,9 @@
 
 #define TRACEFS "/sys/kernel/tracing"
 
+/* The kernel's internal ENOTSUPP (include/linux/errno.h), not in UAPI. */
+#define ENOTSUPP_KERNEL 524
+
 /*
  * The kernel's shorthands for the attributes the tests need, which no
  * user-space header gives (kselftest.h has __printf and __noreturn).
