@@ -60,8 +60,8 @@
  * branches.
  *
  * 32-bit (ia32) tasks are probed as well.  A probe is analysed for the
- * mode of the mm it is first read for (arch_uprobe_analyze_insn()), and
- * @ia32 then picks the 32-bit rules wherever they differ: the 32-bit
+ * mode its code runs in, which the core tells arch_uprobe_analyze_insn()
+ * (from the file's ELF header, or the mm's mode), and @ia32 then picks the 32-bit rules wherever they differ: the 32-bit
  * decoder (0x40-0x4f are inc and dec, not REX), the opcodes only 32-bit
  * code has (pop %ss hides the step trap as mov to %ss does; far call and
  * jmp, into), 4-byte words on the stack for push, call, ret and return
@@ -335,17 +335,20 @@ static bool uprobe_refused_twobyte(struct insn *insn, u16 op)
 /*
  * A prefix the decoder took for the opcode: a REX prefix followed by
  * another prefix (the processor then ignores the REX, and would read more
- * bytes than the decoder counted).  Compilers do not emit this.
+ * bytes than the decoder counted).  Compilers do not emit this.  In 32-bit
+ * code the REX and REX2 bytes are inc, dec and aad: only a legacy prefix
+ * counts there.
  */
-static bool uprobe_prefix_as_opcode(u16 op)
+static bool uprobe_prefix_as_opcode(u16 op, bool ia32)
 {
 	insn_attr_t attr;
 
 	if (op >= 0x100)
 		return false;
 	attr = inat_get_opcode_attribute(op);
-	return inat_is_legacy_prefix(attr) || inat_is_rex_prefix(attr) ||
-	       inat_is_rex2_prefix(attr);
+	if (inat_is_legacy_prefix(attr))
+		return true;
+	return !ia32 && (inat_is_rex_prefix(attr) || inat_is_rex2_prefix(attr));
 }
 
 /* One-byte opcodes of 32-bit code only that cannot be probed. */
@@ -367,18 +370,12 @@ static int uprobe_check_opcode(struct insn *insn, bool ia32)
 
 	if (op == UPROBE_OP_NONE)
 		return 0;
-	if (ia32) {
-		/* REX and REX2 bytes are inc, dec and aad in 32-bit code. */
-		if (op < 0x100 && inat_is_legacy_prefix(inat_get_opcode_attribute(op)))
-			return -EOPNOTSUPP;
-		if (uprobe_refused_ia32(op))
-			return -EOPNOTSUPP;
-	} else {
-		if (uprobe_prefix_as_opcode(op))
-			return -EOPNOTSUPP;
-		if (uprobe_invalid_in_64bit(op))
-			return -ENOEXEC;
-	}
+	if (uprobe_prefix_as_opcode(op, ia32))
+		return -EOPNOTSUPP;
+	if (ia32 && uprobe_refused_ia32(op))
+		return -EOPNOTSUPP;
+	if (!ia32 && uprobe_invalid_in_64bit(op))
+		return -ENOEXEC;
 	if (op < 0x100 && uprobe_refused_onebyte(insn, op))
 		return -EOPNOTSUPP;
 	if (op >= 0x100 && uprobe_refused_twobyte(insn, op))
