@@ -61,8 +61,9 @@
  *
  * 32-bit (ia32) tasks are probed as well.  A probe is analysed for the
  * mode its code runs in, which the core tells arch_uprobe_analyze_insn()
- * (from the file's ELF header, or the mm's mode), and @ia32 then picks the 32-bit rules wherever they differ: the 32-bit
- * decoder (0x40-0x4f are inc and dec, not REX), the opcodes only 32-bit
+ * (from the file's ELF header, or the mm's mode), and @ia32 then picks
+ * the 32-bit rules wherever they differ: the 32-bit decoder (0x40-0x4f
+ * are inc and dec, not REX), the opcodes only 32-bit
  * code has (pop %ss hides the step trap as mov to %ss does; far call and
  * jmp, into), 4-byte words on the stack for push, call, ret and return
  * probes, branch targets and the instruction pointer kept to 32 bits,
