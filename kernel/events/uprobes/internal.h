@@ -235,6 +235,9 @@ void dup_stub_pages(struct xol_area *old, struct xol_area *area);
 void utask_set_state(struct uprobe_task *utask, enum uprobe_task_state state);
 void release_signals(void);
 struct uprobe_task *get_utask(void);
+struct return_instance *take_return_instances(struct uprobe_task *utask,
+					      struct return_instance *keep);
+void free_return_instances(struct return_instance *ri, struct return_instance *keep);
 void drop_return_instances(struct uprobe_task *utask, struct return_instance *keep);
 
 /* return.c */

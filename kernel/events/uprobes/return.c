@@ -85,13 +85,30 @@ free:
 	kfree(ri);
 }
 
+/*
+ * The probe whose return handlers run for @ri: the one hit at the entry,
+ * or, if all its consumers left while the return was pending and it is
+ * out of the tables, the probe made at the same place since, if any.  So
+ * a consumer attached while a return is pending sees that return,
+ * whatever came and went meanwhile.  The caller holds uprobes_srcu.
+ */
+static struct uprobe *returning_probe(struct return_instance *ri)
+{
+	struct uprobe *uprobe = ri->uprobe, *now;
+
+	if (uprobe_is_live(uprobe))
+		return uprobe;
+	now = find_uprobe_srcu(uprobe->inode, uprobe->offset);
+	return now ?: uprobe;
+}
+
 static void run_ret_handlers(struct return_instance *ri, struct pt_regs *regs)
 {
 	struct uprobe_consumer *uc;
 	int idx;
 
 	idx = srcu_read_lock(&uprobes_srcu);
-	list_for_each_entry_srcu(uc, &ri->uprobe->consumers, cons_node,
+	list_for_each_entry_srcu(uc, &returning_probe(ri)->consumers, cons_node,
 				 srcu_read_lock_held(&uprobes_srcu))
 		if (uc->ret_handler)
 			uc->ret_handler(uc, ri->func, regs);
@@ -113,7 +130,7 @@ void uprobe_handle_trampoline(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
 	unsigned long sp = user_stack_pointer(regs);
-	struct return_instance *ri, *last = NULL, *keep;
+	struct return_instance *ri, *first, *last = NULL, *keep;
 
 	if (utask)
 		for (ri = utask->return_instances; ri && ri->stack < sp; ri = ri->next)
@@ -124,8 +141,15 @@ void uprobe_handle_trampoline(struct pt_regs *regs)
 	}
 	keep = last->next;
 	instruction_pointer_set(regs, last->orig_ret_vaddr);
-	for (ri = utask->return_instances; ri != keep; ri = ri->next)
+	/*
+	 * Off the pending list before the handlers run: a user stack they
+	 * capture shows, for each trampoline still on the stack, the return
+	 * address of an outer pending return (perf's callchain fixup walks
+	 * the list), not of one that already returned.
+	 */
+	first = take_return_instances(utask, keep);
+	for (ri = first; ri != keep; ri = ri->next)
 		if (ri->stack == last->stack)
 			run_ret_handlers(ri, regs);
-	drop_return_instances(utask, keep);
+	free_return_instances(first, keep);
 }

@@ -47,17 +47,36 @@ static void free_return_instance(struct return_instance *ri)
 	kfree(ri);
 }
 
+/*
+ * Takes the newest pending returns down to (not including) @keep off
+ * @utask's list, and gives them back, still linked to @keep.
+ */
+struct return_instance *take_return_instances(struct uprobe_task *utask,
+					      struct return_instance *keep)
+{
+	struct return_instance *first = utask->return_instances, *ri;
+
+	for (ri = first; ri != keep; ri = ri->next)
+		utask->depth--;
+	utask->return_instances = keep;
+	return first;
+}
+
+/* Frees the pending returns from @ri down to (not including) @keep. */
+void free_return_instances(struct return_instance *ri, struct return_instance *keep)
+{
+	struct return_instance *next;
+
+	for (; ri != keep; ri = next) {
+		next = ri->next;
+		free_return_instance(ri);
+	}
+}
+
 /* Drops the newest pending returns down to (not including) @keep. */
 void drop_return_instances(struct uprobe_task *utask, struct return_instance *keep)
 {
-	struct return_instance *ri;
-
-	while (utask->return_instances != keep) {
-		ri = utask->return_instances;
-		utask->return_instances = ri->next;
-		utask->depth--;
-		free_return_instance(ri);
-	}
+	free_return_instances(take_return_instances(utask, keep), keep);
 }
 
 /**
