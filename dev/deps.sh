@@ -11,6 +11,8 @@ packages=(
 	gcc-multilib
 	# the bcc peer suite, and the USDT probe of its target
 	bpfcc-tools systemtap-sdt-dev
+	# the base tree's BPF selftests (test_progs) and their libbpf
+	clang-19 lld-19 llvm-19 libzstd-dev libcap-dev
 )
 
 missing=()

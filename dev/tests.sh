@@ -5,8 +5,9 @@
 # tools/testing/selftests/uprobes from the `ours` tree into TESTS/uprobes, and
 # the test module and the sample module (samples/uprobes) of the `ours` tree
 # against KERNEL_BUILD into TESTS/modules/<build name>, as external modules.
-# The programs are plain user space and serve every kernel; the modules are
-# built once per kernel build.
+# The base tree's BPF selftests go to TESTS/bpf (dev/bpf-selftests.sh), and
+# their module, bpf_testmod, beside ours.  The programs are plain user space
+# and serve every kernel; the modules are built once per kernel build.
 set -euo pipefail
 
 ours=${1:?usage: tests.sh OURS_SRC KERNEL_BUILD TESTS}
@@ -31,6 +32,9 @@ external_module() {
 	echo "  MODULE  $dir"
 	mkdir -p "$dir"
 	rsync -a --checksum "$src/" "$dir/"
+	# A module's BTF is split against the kernel's, and kbuild does not
+	# relink an external module when the kernel changes: relink it always.
+	rm -f "$dir"/*.ko
 	make -s -j"$jobs" -C "$kernel_src" O="$build" M="$dir" "$@" modules
 }
 
@@ -45,3 +49,11 @@ if [ -d "$sample" ]; then
 	external_module "$sample" "$moddir/sample" CONFIG_SAMPLE_UPROBES=m
 	cp -p "$moddir/sample/uprobe_example.ko" "$moddir/"
 fi
+
+# The base's BPF selftests, and their module after ours: building ours
+# clears the .ko files of its directory.
+base=$(dirname "$ours")/upstream
+"$(dirname "$0")/bpf-selftests.sh" "$base" "$build" \
+	"$(dirname "$0")/../guest/bpf-selftests.list" "$tests"
+external_module "$base/tools/testing/selftests/bpf/bpf_testmod" "$moddir/bpf_testmod"
+cp -p "$moddir/bpf_testmod/bpf_testmod.ko" "$moddir/"

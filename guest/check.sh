@@ -40,6 +40,7 @@ suites=(
 	"perf_probe         ./perf_probe.sh"
 	"bpftrace           ./bpftrace.sh"
 	"bcc                ./bcc.sh"
+	"test_progs         $here/test-progs-tap.sh"
 	"stress_ng          ./stress_ng.sh"
 )
 
@@ -72,6 +73,8 @@ export UPROBE_TEST_MODULE=$work/uprobe_test_mod.ko
 export UPROBE_SAMPLE_MODULE=$work/uprobe_example.ko
 export UPROBE_TORTURE_SECONDS=$torture
 export UPROBE_FUZZ_LINES=$fuzz_lines
+export UPROBE_BPF_SELFTESTS=$tests/bpf
+export UPROBE_BPF_TESTMOD=$modules/bpf_testmod.ko
 UPROBE_TEST_SRC=$(dirname "$(readlink -f "$tests")")/src/$kernel
 export UPROBE_TEST_SRC
 

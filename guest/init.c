@@ -50,6 +50,7 @@ static const struct mount_point mounts[] = {
 	{ "tmpfs", "/root", "tmpfs", "mode=700", 1 },
 	{ "tracefs", "/sys/kernel/tracing", "tracefs", NULL, 0 },
 	{ "debugfs", "/sys/kernel/debug", "debugfs", NULL, 0 },
+	{ "bpf", "/sys/fs/bpf", "bpf", "mode=700", 1 },
 	{ "devpts", "/dev/pts", "devpts", "ptmxmode=666", 1 },
 	{ "tmpfs", "/dev/shm", "tmpfs", "mode=1777", 1 },
 	{ "results", RESULTS, "9p", "trans=virtio,version=9p2000.L", 0 },
