@@ -59,6 +59,12 @@ static bool find_uprobe_speculative(struct mm_struct *mm, unsigned long vaddr,
  * *@is_swbp telling whether a breakpoint is still there (a trap of the
  * program's own) or not (the probe went away since the trap: the
  * instruction is restarted).
+ *
+ * No probe is only believed under mmap_lock, with the byte read under
+ * it too: every breakpoint is written and removed under mmap_lock, a
+ * probe enters the tables before its breakpoints are written and leaves
+ * after they are removed.  So a breakpoint seen there with no probe is
+ * the program's own, not one of a probe registered since the lookup.
  */
 static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
 {
@@ -67,17 +73,16 @@ static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
 	struct vm_area_struct *vma;
 	uprobe_opcode_t opcode;
 
-	if (!find_uprobe_speculative(mm, bp_vaddr, &uprobe)) {
-		mmap_read_lock(mm);
-		vma = vma_lookup(mm, bp_vaddr);
-		uprobe = vma ? find_vma_uprobe(vma, bp_vaddr) : NULL;
-		mmap_read_unlock(mm);
-	}
-	if (uprobe)
+	if (find_uprobe_speculative(mm, bp_vaddr, &uprobe) && uprobe)
 		return uprobe;
-	*is_swbp = !copy_from_user(&opcode, (void __user *)bp_vaddr, sizeof(opcode)) &&
-		   opcode == UPROBE_SWBP_INSN;
-	return NULL;
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, bp_vaddr);
+	uprobe = vma ? find_vma_uprobe(vma, bp_vaddr) : NULL;
+	if (!uprobe)
+		*is_swbp = !read_mm_bytes(mm, bp_vaddr, &opcode, sizeof(opcode), NULL) &&
+			   opcode == UPROBE_SWBP_INSN;
+	mmap_read_unlock(mm);
+	return uprobe;
 }
 
 /*
