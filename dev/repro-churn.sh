@@ -3,7 +3,8 @@
 #
 # Runs uprobe_jump's nop5 churn test N times (default 40) from a tmpfs
 # copy of the test programs and counts the failures.  Boot it with
-#   dev/boot.sh --multi-thread IMAGE RESULTS 1200 -- dev/repro-churn.sh 20
+#   dev/boot.sh --multi-thread IMAGE RESULTS 1200 -- "$PWD/dev/repro-churn.sh" 20
+# (boot.sh maps only absolute paths in the project into the guest)
 # to reproduce the lost hits seen under multi-threaded TCG (issue 10).
 set -uo pipefail
 
