@@ -89,8 +89,8 @@ int read_mm_bytes(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t l
 }
 
 /* Writes @len bytes at @vaddr of @mm, in the mm's own copy of the page. */
-int write_mm_bytes(struct mm_struct *mm, unsigned long vaddr, const void *buf,
-		   size_t len)
+static int poke_mm_page(struct mm_struct *mm, unsigned long vaddr, const void *buf,
+			size_t len)
 {
 	struct page *page = get_mm_page(mm, vaddr, true);
 	void *kaddr;
@@ -103,6 +103,29 @@ int write_mm_bytes(struct mm_struct *mm, unsigned long vaddr, const void *buf,
 	set_page_dirty_lock(page);
 	put_page(page);
 	return 0;
+}
+
+/*
+ * Writes @len bytes of text at @vaddr of @mm, then makes every CPU that
+ * runs @mm serialize (none goes on with the old bytes once this returns)
+ * and writes them once more.  The second write is for CPUs emulated by
+ * translating code, as QEMU's multi-threaded TCG does: a translation of
+ * the page made while the first write landed can keep the old bytes for
+ * good, and only a write once it exists drops it.  Seen there: threads ran
+ * past a breakpoint armed since, every time, and a jump taken out stayed.
+ * On hardware the second write stores what is there already.
+ */
+int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf, size_t len)
+{
+	int err;
+
+	mmap_assert_write_locked(mm);
+
+	err = poke_mm_page(mm, vaddr, buf, len);
+	if (err)
+		return err;
+	arch_uprobe_sync_mm(mm);
+	return poke_mm_page(mm, vaddr, buf, len);
 }
 
 /*
@@ -323,13 +346,12 @@ static int install_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 	err = update_ref_ctr(uprobe, mm, 1);
 	if (err)
 		return err;
-	err = write_mm_bytes(mm, vaddr, &swbp, sizeof(swbp));
-	if (err) {
-		update_ref_ctr(uprobe, mm, -1);
-		return err;
-	}
+	/* Before the breakpoint: a thread of @mm may trap on it at once. */
 	set_bit(MMF_HAS_UPROBES, &mm->flags);
-	return 0;
+	err = write_mm_text(mm, vaddr, &swbp, sizeof(swbp));
+	if (err)
+		update_ref_ctr(uprobe, mm, -1);
+	return err;
 }
 
 /* Disarms @uprobe at @vaddr of @vma, if it is armed there. */
@@ -354,7 +376,7 @@ static int remove_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 		return err;
 	if (!copy || now != UPROBE_SWBP_INSN)
 		return 0;
-	err = write_mm_bytes(mm, vaddr, uprobe->arch.insn, 1);
+	err = write_mm_text(mm, vaddr, uprobe->arch.insn, 1);
 	if (err)
 		return err;
 	drop_page_copy(vma, vaddr);

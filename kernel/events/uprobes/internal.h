@@ -201,8 +201,7 @@ bool valid_vm_flags(vm_flags_t flags, bool arming);
 bool valid_vma(struct vm_area_struct *vma, bool arming);
 int read_mm_bytes(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len,
 		  bool *copy);
-int write_mm_bytes(struct mm_struct *mm, unsigned long vaddr, const void *buf,
-		   size_t len);
+int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf, size_t len);
 bool vma_maps(struct vm_area_struct *vma, struct inode *inode, loff_t offset);
 void drop_delayed_of_mm(struct mm_struct *mm);
 int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc);

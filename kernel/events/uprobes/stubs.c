@@ -305,11 +305,10 @@ static void write_jump(struct uprobe *uprobe, struct mm_struct *mm,
 	if (!stub)
 		return;
 	arch_uprobe_jump(vaddr, stub, jump);
-	if (write_mm_bytes(mm, vaddr + 1, jump + 1, UPROBE_JUMP_BYTES - 1))
+	if (write_mm_text(mm, vaddr + 1, jump + 1, UPROBE_JUMP_BYTES - 1))
 		return;
-	arch_uprobe_sync_mm(mm);
-	if (write_mm_bytes(mm, vaddr, jump, 1))
-		write_mm_bytes(mm, vaddr + 1, now + 1, UPROBE_JUMP_BYTES - 1);
+	if (write_mm_text(mm, vaddr, jump, 1))
+		write_mm_text(mm, vaddr + 1, now + 1, UPROBE_JUMP_BYTES - 1);
 }
 
 /*
@@ -325,11 +324,10 @@ int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn)
 
 	if (!has_stub_jump(mm, vaddr))
 		return 0;
-	err = write_mm_bytes(mm, vaddr, &swbp, sizeof(swbp));
+	err = write_mm_text(mm, vaddr, &swbp, sizeof(swbp));
 	if (err)
 		return err;
-	arch_uprobe_sync_mm(mm);
-	return write_mm_bytes(mm, vaddr + 1, insn + 1, UPROBE_JUMP_BYTES - 1);
+	return write_mm_text(mm, vaddr + 1, insn + 1, UPROBE_JUMP_BYTES - 1);
 }
 
 /**
