@@ -481,6 +481,68 @@ TEST_F(jump, churn_while_threads_hit)
 	EXPECT_LT(0, calls);
 }
 
+#define FIRST_ROUNDS	20
+
+/*
+ * In a new process whose threads run @t already: the process's first
+ * probe comes, this thread calls @t once, and the probe goes.  Exits 0
+ * when that call was counted and no thread computed wrong.
+ */
+static int __noreturn first_probe_child(const struct target *t)
+{
+	struct churn c[CHURN_THREADS] = {};
+	long long count;
+	int i, fd;
+	long wrong = 0;
+
+	__atomic_store_n(&churn_done, 0, __ATOMIC_RELEASE);
+	for (i = 0; i < CHURN_THREADS; i++) {
+		c[i].t = t;
+		if (pthread_create(&c[i].thread, NULL, churn_worker, &c[i]))
+			_exit(2);
+	}
+	for (i = 0; i < CHURN_THREADS; i++)
+		while (!__atomic_load_n(&c[i].calls, __ATOMIC_RELAXED))
+			sched_yield();
+	fd = self_probe(t->probe_at);
+	if (fd < 0)
+		_exit(3);
+	t->fn(0);
+	count = perf_count(fd);
+	close(fd);
+	__atomic_store_n(&churn_done, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < CHURN_THREADS; i++) {
+		pthread_join(c[i].thread, NULL);
+		wrong += c[i].wrong;
+	}
+	_exit(count == 1 && !wrong ? 0 : 1);
+}
+
+/*
+ * The first breakpoint of a process lands while its other threads run
+ * the place: one that traps on it at once is the probe's, not sent
+ * SIGTRAP (the process is marked as probed before the breakpoint is
+ * written).  Each round is a new process.
+ */
+TEST_F(jump, first_probe_while_threads_run)
+{
+	int round, status, bad = 0;
+	pid_t pid;
+
+	for (round = 0; round < FIRST_ROUNDS; round++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid)
+			first_probe_child(&variant->t);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			TH_LOG("round %d: child status %#x", round, status);
+			bad++;
+		}
+	}
+	EXPECT_EQ(0, bad);
+}
+
 /* A forked child runs the probed code right, jump or breakpoint. */
 TEST_F(jump, forked_child)
 {
