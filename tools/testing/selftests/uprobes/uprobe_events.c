@@ -509,7 +509,7 @@ TEST_F(events, same_name_adds_probe)
  */
 TEST_F(events, trace_line_format)
 {
-	char *trace, *line, want[128], task[64], comm[17] = "";
+	char *trace, *line, want[128], task[32];
 	const unsigned char *site;
 	int rel;
 
@@ -539,12 +539,14 @@ TEST_F(events, trace_line_format)
 	EXPECT_STREQ(want, line);
 	free(line);
 
-	/* Entry first, and both by this task. */
+	/*
+	 * Entry first, and both by this task: by its pid, since ftrace may
+	 * not have recorded its name yet ("<...>-PID").
+	 */
 	ASSERT_NE(NULL, strstr(trace, " in: "));
 	ASSERT_NE(NULL, strstr(trace, " out: "));
 	EXPECT_LT(strstr(trace, " in: "), strstr(trace, " out: "));
-	ASSERT_EQ(0, prctl(PR_GET_NAME, comm));
-	snprintf(task, sizeof(task), " %s-%d ", comm, getpid());
+	snprintf(task, sizeof(task), "-%d ", getpid());
 	EXPECT_EQ(2, count_lines(trace, task));
 	free(trace);
 }
