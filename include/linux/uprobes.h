@@ -169,6 +169,8 @@ struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc, bool add);
 void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void uprobe_unregister_sync(void);
+unsigned long uprobe_unregister_start_sync(void);
+bool uprobe_unregister_synced(unsigned long cookie);
 
 void __init uprobes_init(void);
 int uprobe_mmap(struct vm_area_struct *vma);
@@ -311,6 +313,16 @@ static inline void uprobe_unregister_nosync(struct uprobe *uprobe,
 
 static inline void uprobe_unregister_sync(void)
 {
+}
+
+static inline unsigned long uprobe_unregister_start_sync(void)
+{
+	return 0;
+}
+
+static inline bool uprobe_unregister_synced(unsigned long cookie)
+{
+	return true;
 }
 
 static inline void uprobes_init(void)

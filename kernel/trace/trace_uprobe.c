@@ -26,6 +26,14 @@
  * one wants (a child that inherited the breakpoint by fork) asks the core
  * to remove the breakpoint there.
  *
+ * Detaching.  Disabling an event takes its consumers off the core with
+ * no wait for their handlers; what next needs those finished waits for
+ * them, if it still must (tu_wait_handlers()): the consumer registering
+ * again, the event's deletion, the freeing of perf's own probe (one wait
+ * for a batch, in a work), the last user of the scratch pages going.
+ * perf frees an event's per-CPU list an RCU grace period after its last
+ * perf event leaves.  So closing a perf event sleeps for no grace period.
+ *
  * A hit.  The handlers run in the probed task, where they may sleep:
  * the arguments are fetched first, with preemption on, so that reading
  * user memory may fault pages in; into a per-CPU scratch page (its mutex
@@ -59,6 +67,7 @@
 
 #include <linux/ctype.h>
 #include <linux/filter.h>
+#include <linux/llist.h>
 #include <linux/namei.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -67,6 +76,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
+#include <linux/workqueue.h>
 
 #include "trace_dynevent.h"
 #include "trace_probe.h"
@@ -101,6 +111,10 @@ struct uprobe_return_record {
  * @hits: per CPU, for uprobe_profile
  * @wants: whom the perf events of the event want, for the hit path and
  *	the core's filter (RCU; rebuilt at each perf open and close)
+ * @detached: @consumer left the core with no wait for its handlers
+ *	(tu_disarm_event()); they are done when the core says @sync_cookie is
+ * @sync_cookie: see @detached
+ * @free_node: on tu_to_free, when the probe is freed while @detached
  * @devent: its entry in the dynamic event list (not for perf's own probes)
  * @tp: the trace_probe library's part; its event is shared by siblings
  */
@@ -113,6 +127,9 @@ struct trace_uprobe {
 	struct uprobe		*uprobe;
 	unsigned long __percpu	*hits;
 	struct tu_wants __rcu	*wants;
+	bool			detached;
+	unsigned long		sync_cookie;
+	struct llist_node	free_node;
 	struct dyn_event	devent;
 	struct trace_probe	tp;
 };
@@ -484,16 +501,16 @@ static void tu_trace(struct trace_uprobe *tu, const struct tu_hit *hit)
 #ifdef CONFIG_PERF_EVENTS
 /*
  * A record of @hit for the perf events of this CPU.  The flag is read
- * again here: perf frees call->perf_events as soon as its last event
- * leaves (perf_trace_event_unreg() waits for no tracepoint grace period
- * for a uprobe event), once tu_disable() has waited for the handlers
- * that may have seen the flag set.
+ * again here, with preemption off: perf frees call->perf_events an RCU
+ * grace period after its last event leaves, and sets it to NULL at once
+ * (patches/0013), with no wait for the handlers.
  */
 static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit, bool wanted)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
 	int used = hit->head_size + tu->tp.size + hit->dyn_size;
 	int size = ALIGN(used + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	struct hlist_head __percpu *list;
 	struct hlist_head *head;
 	void *entry;
 	int rctx;
@@ -505,8 +522,9 @@ static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit, bool want
 	if (WARN_ON_ONCE(size > PERF_MAX_TRACE_SIZE))
 		return;
 	preempt_disable();
-	head = trace_probe_test_flag(&tu->tp, TP_FLAG_PROFILE) ?
-	       this_cpu_ptr(call->perf_events) : NULL;
+	list = trace_probe_test_flag(&tu->tp, TP_FLAG_PROFILE) ?
+	       READ_ONCE(call->perf_events) : NULL;
+	head = list ? this_cpu_ptr(list) : NULL;
 	entry = head && !hlist_empty(head) ? perf_trace_buf_alloc(size, NULL, &rctx) : NULL;
 	if (entry) {
 		/* The bytes past @used are in the last u64, which perf zeroed. */
@@ -723,7 +741,7 @@ static int tu_scratch_get(void)
 	return 0;
 }
 
-/* Called once no handler can run: after uprobe_unregister_sync(). */
+/* The last user waits for the handlers that may still use the pages. */
 static void tu_scratch_put(void)
 {
 	struct tu_scratch __percpu *scratch = tu_scratch;
@@ -732,15 +750,32 @@ static void tu_scratch_put(void)
 	if (WARN_ON_ONCE(!tu_scratch_users) || --tu_scratch_users)
 		return;
 	WRITE_ONCE(tu_scratch, NULL);
+	uprobe_unregister_sync();
 	tu_scratch_free(scratch);
 }
 
 /* -------------------------------------------------------------- arming */
 
+/*
+ * Waits for the handlers of @tu's consumer, if it left the core with no
+ * wait (tu_disarm_event()) and they may still run: before the consumer
+ * registers again (readers may still walk the list it was on) or its
+ * event goes.  Seldom a wait by then: the core's grace period started
+ * when the consumer left.
+ */
+static void tu_wait_handlers(struct trace_uprobe *tu)
+{
+	lockdep_assert_held(&event_mutex);
+	if (tu->detached && !uprobe_unregister_synced(tu->sync_cookie))
+		uprobe_unregister_sync();
+	tu->detached = false;
+}
+
 static int tu_arm(struct trace_uprobe *tu)
 {
 	struct uprobe *uprobe;
 
+	tu_wait_handlers(tu);
 	uprobe = uprobe_register(d_real_inode(tu->path.dentry), tu->offset,
 				 tu->ref_ctr_offset, &tu->consumer);
 	if (IS_ERR(uprobe))
@@ -749,11 +784,16 @@ static int tu_arm(struct trace_uprobe *tu)
 	return 0;
 }
 
-/* Disarms every probe of the event, waits for their handlers. */
+/*
+ * Disarms every probe of the event.  Their handlers are not waited for
+ * here, but by whatever next needs them done (tu_wait_handlers(), the
+ * freeing of a probe, the last user of the scratch pages): a tool that
+ * closes thousands of perf events waits for no grace period at each.
+ */
 static void tu_disarm_event(struct trace_probe *tp)
 {
 	struct trace_uprobe *tu;
-	bool armed = false;
+	unsigned long cookie;
 
 	lockdep_assert_held(&event_mutex);
 	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list) {
@@ -761,10 +801,12 @@ static void tu_disarm_event(struct trace_probe *tp)
 			continue;
 		uprobe_unregister_nosync(tu->uprobe, &tu->consumer);
 		tu->uprobe = NULL;
-		armed = true;
+		tu->detached = true;
 	}
-	if (armed)
-		uprobe_unregister_sync();
+	cookie = uprobe_unregister_start_sync();
+	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list)
+		if (tu->detached)
+			tu->sync_cookie = cookie;
 	tu_scratch_put();
 }
 
@@ -866,8 +908,6 @@ static int tu_disable(struct trace_event_call *call, struct trace_event_file *fi
 		tu_disarm_event(tp);
 	else if (file && !(now & TP_FLAG_TRACE))
 		tu_apply_event(tp, false);
-	else if (!file)
-		uprobe_unregister_sync();	/* perf frees its lists next */
 	return 0;
 }
 
@@ -1092,16 +1132,44 @@ static int tu_init_event_call(struct trace_uprobe *tu)
 
 /* ------------------------------------------------ probes, their life */
 
-static void free_trace_uprobe(struct trace_uprobe *tu)
+static void free_trace_uprobe_now(struct trace_uprobe *tu)
 {
-	if (!tu)
-		return;
 	path_put(&tu->path);
 	kfree(tu->filename);
 	tu_wants_free(rcu_dereference_protected(tu->wants, true));
 	trace_probe_cleanup(&tu->tp);
 	free_percpu(tu->hits);
 	kfree(tu);
+}
+
+/*
+ * Probes freed while their handlers may still run (perf's own, at the
+ * close of their event): freed after one wait for all of them.
+ */
+static LLIST_HEAD(tu_to_free);
+
+static void tu_free_detached(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&tu_to_free);
+	struct trace_uprobe *tu, *next;
+
+	uprobe_unregister_sync();
+	llist_for_each_entry_safe(tu, next, list, free_node)
+		free_trace_uprobe_now(tu);
+}
+
+static DECLARE_WORK(tu_free_work, tu_free_detached);
+
+static void free_trace_uprobe(struct trace_uprobe *tu)
+{
+	if (!tu)
+		return;
+	if (!tu->detached || uprobe_unregister_synced(tu->sync_cookie)) {
+		free_trace_uprobe_now(tu);
+		return;
+	}
+	if (llist_add(&tu->free_node, &tu_to_free))
+		schedule_work(&tu_free_work);
 }
 
 static void tu_place_release(struct tu_place *place)
@@ -1251,6 +1319,7 @@ static int unregister_trace_uprobe(struct trace_uprobe *tu)
 	lockdep_assert_held(&event_mutex);
 	if (trace_probe_is_enabled(&tu->tp))
 		return -EBUSY;
+	tu_wait_handlers(tu);
 	if (!trace_probe_has_sibling(&tu->tp)) {
 		if (trace_event_dyn_busy(trace_probe_event_call(&tu->tp)))
 			return -EBUSY;

@@ -579,6 +579,35 @@ void uprobe_unregister_sync(void)
 }
 EXPORT_SYMBOL_GPL(uprobe_unregister_sync);
 
+/**
+ * uprobe_unregister_start_sync - start the wait of uprobe_unregister_sync()
+ *	without waiting
+ *
+ * For a consumer whose owner frees it, or registers it again, only later:
+ * the owner then asks uprobe_unregister_synced() whether it must still
+ * wait, which after a while it seldom must.
+ *
+ * Return: a cookie for uprobe_unregister_synced().
+ */
+unsigned long uprobe_unregister_start_sync(void)
+{
+	return start_poll_synchronize_srcu(&uprobes_srcu);
+}
+EXPORT_SYMBOL_GPL(uprobe_unregister_start_sync);
+
+/**
+ * uprobe_unregister_synced - whether a wait started is over
+ * @cookie: from uprobe_unregister_start_sync()
+ *
+ * Return: true when no handler of a consumer detached before
+ * uprobe_unregister_start_sync() gave @cookie is running or will run.
+ */
+bool uprobe_unregister_synced(unsigned long cookie)
+{
+	return poll_state_synchronize_srcu(&uprobes_srcu, cookie);
+}
+EXPORT_SYMBOL_GPL(uprobe_unregister_synced);
+
 void __init uprobes_init(void)
 {
 	int i;
