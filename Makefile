@@ -13,6 +13,7 @@ DURATION ?= 600
 TORTURE_LINES ?= 100000
 TORTURE_DEBUG ?= 1
 MUTANT ?=
+TCG ?= multi
 
 TOP := $(CURDIR)
 OUT := $(TOP)/out
@@ -79,6 +80,8 @@ help:
 	@echo '  TIMEOUT=SECONDS       hard limit for one boot (default $(TIMEOUT))'
 	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
 	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied'
+	@echo '  TCG=multi|single      test boots run a host thread per vCPU (default), or both'
+	@echo '                        vCPUs on one thread, taking turns (reproducible)'
 	@echo '  TORTURE_SECONDS=N     how long check runs uprobe_torture (default $(TORTURE_SECONDS))'
 	@echo '  FUZZ_LINES=N          uprobe_events lines check has uprobe_fuzz write (default $(FUZZ_LINES))'
 	@echo '  DURATION=N            how long torture runs it (default $(DURATION)); with'
@@ -110,14 +113,14 @@ tests: kernel
 	@+$(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
 
 check: kernel tests init
-	@$(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
+	@TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
 		$(TORTURE_SECONDS) $(FUZZ_LINES)
 
 # The test boot alone, against the kernel already built: for test writers.
 retest: init
 	@$(TOP)/dev/tree.sh ours
 	@+$(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
-	@$(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
+	@TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
 		$(TORTURE_SECONDS) $(FUZZ_LINES)
 
 # The torture and fuzz suites alone, long, with the checkers on; the boot's

@@ -5,6 +5,9 @@
 # log and prints the counts; the last line is "N passed, N failed, N skipped".
 # The tests learn whose uprobes engine the kernel runs (base or ours) from
 # the tree it was built from, for the few behaviours where ours differs.
+# TCG=single (environment) runs both vCPUs on one host thread instead of
+# one each: reproducible, but the vCPUs then take turns, and races between
+# threads of the guest rarely show.
 set -euo pipefail
 
 kernel=$1 limit=$6 filter=${7:-} torture=${8:-60} fuzz_lines=${9:-1500}
@@ -19,10 +22,16 @@ cmp -s "$top/out/src/upstream/kernel/events/uprobes.c" "$build/source/kernel/eve
 
 rm -rf "$results"
 mkdir -p "$results" "$modules"
-echo "  CHECK   kernel $kernel ($(basename "$build"), $engine engine), base linux-source-6.12 $base, QEMU TCG"
+tcg=${TCG:-multi}
+case $tcg in
+multi) boot_args=(--multi-thread) ;;
+single) boot_args=() ;;
+*) echo "check.sh: TCG must be multi or single, not '$tcg'" >&2; exit 2 ;;
+esac
+echo "  CHECK   kernel $kernel ($(basename "$build"), $engine engine), base linux-source-6.12 $base, QEMU TCG ($tcg-threaded)"
 start=$(date +%s)
 boot_rc=0
-"$top/dev/boot.sh" "$image" "$results" "$limit" -- \
+"$top/dev/boot.sh" "${boot_args[@]}" "$image" "$results" "$limit" -- \
 	"$top/guest/check.sh" "$kernel" "$engine" "$tests" "$modules" /tmp/results "$torture" \
 	"$fuzz_lines" "$filter" ||
 	boot_rc=$?
