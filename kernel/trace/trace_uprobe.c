@@ -29,8 +29,8 @@
  * Detaching.  Disabling an event takes its consumers off the core with
  * no wait for their handlers; what next needs those finished waits for
  * them, if it still must (tu_wait_handlers()): the consumer registering
- * again, the event's deletion, the freeing of perf's own probe (one wait
- * for a batch, in a work), the last user of the scratch pages going.
+ * again, the event's deletion; and the freeing of perf's own probes and
+ * of the scratch pages, done by a work after one wait for a batch.
  * perf frees an event's per-CPU list an RCU grace period after its last
  * perf event leaves.  So closing a perf event sleeps for no grace period.
  *
@@ -174,7 +174,16 @@ struct tu_scratch {
 	void		*buf;
 };
 
-static struct tu_scratch __percpu *tu_scratch;
+/*
+ * The scratch pages, while an event is enabled (@tu_scratch_users); a
+ * set is freed after the handlers that may still fill it (tu_free_later).
+ */
+struct tu_scratch_set {
+	struct tu_scratch __percpu	*cpu;
+	struct llist_node		free_node;
+};
+
+static struct tu_scratch_set *tu_scratch;
 static unsigned int tu_scratch_users;		/* event_mutex */
 
 static int tu_dyn_create(const char *raw_command);
@@ -406,13 +415,15 @@ static void tu_store_args(struct trace_uprobe *tu, struct pt_regs *regs, void *d
 /*
  * A page for the arguments of @hit: this CPU's scratch page, locked until
  * tu_put_args(); or, when another task fetches into it (and may be waiting
- * for a page fault), a page of its own, so as not to wait behind it.
+ * for a page fault), a page of its own, so as not to wait behind it; so
+ * too when the pages are gone (a hit of an event disabled meanwhile).
  */
 static void *tu_get_scratch(struct tu_hit *hit)
 {
-	struct tu_scratch *scratch = raw_cpu_ptr(READ_ONCE(tu_scratch));
+	struct tu_scratch_set *set = READ_ONCE(tu_scratch);
+	struct tu_scratch *scratch = set ? raw_cpu_ptr(set->cpu) : NULL;
 
-	if (mutex_trylock(&scratch->lock)) {
+	if (scratch && mutex_trylock(&scratch->lock)) {
 		hit->scratch = scratch;
 		return scratch->buf;
 	}
@@ -689,69 +700,95 @@ static int tu_return_handler(struct uprobe_consumer *uc, unsigned long func,
 	return 0;
 }
 
+/* --------------------------------------------- freeing after handlers */
+
+/*
+ * What handlers of consumers that left the core with no wait may still
+ * use (see "Detaching" above): probes and sets of scratch pages, freed by
+ * a work after one wait for all those queued meanwhile.
+ */
+static LLIST_HEAD(tu_to_free);
+static LLIST_HEAD(tu_scratch_to_free);
+
+static void tu_free_detached(struct work_struct *work);
+static DECLARE_WORK(tu_free_work, tu_free_detached);
+
+/* Queues @node on @list for tu_free_detached(). */
+static void tu_free_later(struct llist_node *node, struct llist_head *list)
+{
+	if (llist_add(node, list))
+		schedule_work(&tu_free_work);
+}
+
 /* ------------------------------------------------------ scratch pages */
 
-static void tu_scratch_free(struct tu_scratch __percpu *scratch)
+static void tu_scratch_free(struct tu_scratch_set *set)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		kfree(per_cpu_ptr(scratch, cpu)->buf);
-	free_percpu(scratch);
+		kfree(per_cpu_ptr(set->cpu, cpu)->buf);
+	free_percpu(set->cpu);
+	kfree(set);
 }
 
-static struct tu_scratch __percpu *tu_scratch_alloc(void)
+static struct tu_scratch_set *tu_scratch_alloc(void)
 {
-	struct tu_scratch __percpu *scratch;
+	struct tu_scratch_set *set;
 	struct tu_scratch *one;
 	int cpu;
 
-	scratch = alloc_percpu(struct tu_scratch);
-	if (!scratch)
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
 		return NULL;
+	set->cpu = alloc_percpu(struct tu_scratch);
+	if (!set->cpu)
+		goto free_set;
 	for_each_possible_cpu(cpu) {
-		one = per_cpu_ptr(scratch, cpu);
+		one = per_cpu_ptr(set->cpu, cpu);
 		mutex_init(&one->lock);
 		one->buf = kmalloc_node(TU_SCRATCH_SIZE, GFP_KERNEL, cpu_to_node(cpu));
 		if (!one->buf)
 			goto free_pages;
 	}
-	return scratch;
+	return set;
 
 free_pages:
-	tu_scratch_free(scratch);
+	tu_scratch_free(set);
+	return NULL;
+free_set:
+	kfree(set);
 	return NULL;
 }
 
 /* The scratch pages exist while an event is enabled. */
 static int tu_scratch_get(void)
 {
-	struct tu_scratch __percpu *scratch;
+	struct tu_scratch_set *set;
 
 	lockdep_assert_held(&event_mutex);
 	if (tu_scratch_users) {
 		tu_scratch_users++;
 		return 0;
 	}
-	scratch = tu_scratch_alloc();
-	if (!scratch)
+	set = tu_scratch_alloc();
+	if (!set)
 		return -ENOMEM;
-	WRITE_ONCE(tu_scratch, scratch);
+	WRITE_ONCE(tu_scratch, set);
 	tu_scratch_users = 1;
 	return 0;
 }
 
-/* The last user waits for the handlers that may still use the pages. */
+/* The last user's going frees the pages, once no handler may use them. */
 static void tu_scratch_put(void)
 {
-	struct tu_scratch __percpu *scratch = tu_scratch;
+	struct tu_scratch_set *set = tu_scratch;
 
 	lockdep_assert_held(&event_mutex);
 	if (WARN_ON_ONCE(!tu_scratch_users) || --tu_scratch_users)
 		return;
 	WRITE_ONCE(tu_scratch, NULL);
-	uprobe_unregister_sync();
-	tu_scratch_free(scratch);
+	tu_free_later(&set->free_node, &tu_scratch_to_free);
 }
 
 /* -------------------------------------------------------------- arming */
@@ -786,9 +823,9 @@ static int tu_arm(struct trace_uprobe *tu)
 
 /*
  * Disarms every probe of the event.  Their handlers are not waited for
- * here, but by whatever next needs them done (tu_wait_handlers(), the
- * freeing of a probe, the last user of the scratch pages): a tool that
- * closes thousands of perf events waits for no grace period at each.
+ * here, but by whatever next needs them done (tu_wait_handlers(),
+ * tu_free_later()): a tool that closes thousands of perf events waits
+ * for no grace period at each.
  */
 static void tu_disarm_event(struct trace_probe *tp)
 {
@@ -1142,34 +1179,29 @@ static void free_trace_uprobe_now(struct trace_uprobe *tu)
 	kfree(tu);
 }
 
-/*
- * Probes freed while their handlers may still run (perf's own, at the
- * close of their event): freed after one wait for all of them.
- */
-static LLIST_HEAD(tu_to_free);
-
 static void tu_free_detached(struct work_struct *work)
 {
-	struct llist_node *list = llist_del_all(&tu_to_free);
+	struct llist_node *probes = llist_del_all(&tu_to_free);
+	struct llist_node *sets = llist_del_all(&tu_scratch_to_free);
+	struct tu_scratch_set *set, *next_set;
 	struct trace_uprobe *tu, *next;
 
 	uprobe_unregister_sync();
-	llist_for_each_entry_safe(tu, next, list, free_node)
+	llist_for_each_entry_safe(tu, next, probes, free_node)
 		free_trace_uprobe_now(tu);
+	llist_for_each_entry_safe(set, next_set, sets, free_node)
+		tu_scratch_free(set);
 }
 
-static DECLARE_WORK(tu_free_work, tu_free_detached);
-
+/* Freed once its handlers are over: perf's own probes may still run some. */
 static void free_trace_uprobe(struct trace_uprobe *tu)
 {
 	if (!tu)
 		return;
-	if (!tu->detached || uprobe_unregister_synced(tu->sync_cookie)) {
+	if (tu->detached && !uprobe_unregister_synced(tu->sync_cookie))
+		tu_free_later(&tu->free_node, &tu_to_free);
+	else
 		free_trace_uprobe_now(tu);
-		return;
-	}
-	if (llist_add(&tu->free_node, &tu_to_free))
-		schedule_work(&tu_free_work);
 }
 
 static void tu_place_release(struct tu_place *place)

@@ -1351,6 +1351,76 @@ TEST_F(record, fault_wait_holds_up_no_one)
 	munmap(page, getpagesize());
 }
 
+/* A thread that disables utest/rc and writes to a pipe when it is done. */
+struct rc_disabler {
+	pthread_t thread;
+	int done[2];
+};
+
+static void *rc_disabler_run(void *arg)
+{
+	struct rc_disabler *d = arg;
+
+	event_enable("utest", "rc", 0);
+	if (write(d->done[1], "d", 1) != 1)
+		return NULL;
+	return d;
+}
+
+/* Whether @d's disable returned within @ms milliseconds. */
+static bool rc_disabler_returned(struct rc_disabler *d, int ms)
+{
+	struct pollfd pfd = { .fd = d->done[0], .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 1;
+}
+
+/*
+ * An event disabled while one of its hits waits in a page fault for its
+ * arguments: the disable does not wait for that hit (the base's does,
+ * until the page comes), which then ends, its call returning right, and
+ * the event is deleted at once.  Its probe is freed only once the hit is
+ * over (KASAN would see a handler on freed memory).
+ */
+TEST_F(record, disable_while_a_hit_waits)
+{
+	struct rc_disabler d;
+	struct rec_caller held;
+	bool disabled;
+	void *page;
+	int uffd;
+
+	page = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	uffd = slow_page(page);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd");
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} s=+0(%si):string"));
+	ASSERT_EQ(0, event_enable("utest", "rc", 1));
+	ASSERT_EQ(0, rec_caller_start(&held, page));
+	usleep(200 * 1000);
+	EXPECT_FALSE(rec_caller_returned(&held, 0));
+
+	ASSERT_EQ(0, pipe(d.done));
+	ASSERT_EQ(0, pthread_create(&d.thread, NULL, rc_disabler_run, &d));
+	disabled = rc_disabler_returned(&d, engine_is_base() ? 200 : 10000);
+	ASSERT_EQ(0, serve_slow_page(uffd, page, "slow-page"));
+	EXPECT_TRUE(rec_caller_returned(&held, 5000));
+	rec_caller_end(&held);
+	pthread_join(d.thread, NULL);
+	close(d.done[0]);
+	close(d.done[1]);
+	if (engine_is_base())
+		TH_LOG("base kernel: the disable %s for the hit",
+		       disabled ? "did not wait" : "waited");
+	else
+		EXPECT_TRUE(disabled);
+	EXPECT_EQ(0, uprobe_event_add("-:utest/rc"));
+	close(uffd);
+	munmap(page, getpagesize());
+}
+
 /*
  * "r10:GRP/EVENT": a kretprobe's MAXACTIVE after "r" is taken and means
  * nothing here; the event keeps its name.  The base tracer makes a
