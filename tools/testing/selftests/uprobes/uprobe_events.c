@@ -1306,6 +1306,29 @@ static int serve_slow_page(int fd, void *page, const char *text)
 }
 
 /*
+ * Maps a page that userfaultfd holds back, enables utest/rc, which reads
+ * its string argument from there, and starts @held's call, whose hit then
+ * waits for the page.  The userfaultfd; *@page is the page.
+ */
+static int start_held_hit(struct __test_metadata *_metadata, struct rec_caller *held,
+			  void **page)
+{
+	int uffd;
+
+	*page = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, *page);
+	uffd = slow_page(*page);
+	ASSERT_LE(0, uffd) TH_LOG("no userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} s=+0(%si):string"));
+	ASSERT_EQ(0, event_enable("utest", "rc", 1));
+	ASSERT_EQ(0, rec_caller_start(held, *page));
+	usleep(200 * 1000);
+	EXPECT_FALSE(rec_caller_returned(held, 0));
+	return uffd;
+}
+
+/*
  * A task held in a page fault while its hit's arguments are fetched (the
  * page is a userfaultfd one, served only later) holds up no other task:
  * another hit on the same CPU is recorded meanwhile.  The held one is
@@ -1319,19 +1342,8 @@ TEST_F(record, fault_wait_holds_up_no_one)
 	void *page;
 	int uffd;
 
-	page = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, page);
-	uffd = slow_page(page);
-	if (uffd < 0)
-		SKIP(return, "no userfaultfd");
-	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} s=+0(%si):string"));
-	ASSERT_EQ(0, event_enable("utest", "rc", 1));
-
 	/* The first fetch waits for the page, on CPU 0... */
-	ASSERT_EQ(0, rec_caller_start(&held, page));
-	usleep(200 * 1000);
-	EXPECT_FALSE(rec_caller_returned(&held, 0));
+	uffd = start_held_hit(_metadata, &held, &page);
 	/* ...while a second hit on CPU 0 goes through. */
 	ASSERT_EQ(0, rec_caller_start(&other, g_str));
 	returned = rec_caller_returned(&other, 5000);
@@ -1390,18 +1402,7 @@ TEST_F(record, disable_while_a_hit_waits)
 	void *page;
 	int uffd;
 
-	page = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, page);
-	uffd = slow_page(page);
-	if (uffd < 0)
-		SKIP(return, "no userfaultfd");
-	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} s=+0(%si):string"));
-	ASSERT_EQ(0, event_enable("utest", "rc", 1));
-	ASSERT_EQ(0, rec_caller_start(&held, page));
-	usleep(200 * 1000);
-	EXPECT_FALSE(rec_caller_returned(&held, 0));
-
+	uffd = start_held_hit(_metadata, &held, &page);
 	ASSERT_EQ(0, pipe(d.done));
 	ASSERT_EQ(0, pthread_create(&d.thread, NULL, rc_disabler_run, &d));
 	disabled = rc_disabler_returned(&d, engine_is_base() ? 200 : 10000);
