@@ -303,14 +303,18 @@ FIXTURE_VARIANT_ADD(jump, mov_fs) {
 	.t = { jump_fs, jump_fs, plus_tp },
 };
 
+static long calls_made;	/* by run(), for the signal storm's pace */
+
 /* Calls @t with x from -@n/2 on, @n times; the first x it gets wrong, or @n. */
 static long run(const struct target *t, long n)
 {
 	long i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (t->fn(i - n / 2) != t->expected(i - n / 2))
 			return i;
+		__atomic_add_fetch(&calls_made, 1, __ATOMIC_RELAXED);
+	}
 	return n;
 }
 
@@ -368,17 +372,28 @@ static void on_storm(int sig, siginfo_t *info, void *ctx)
 		__atomic_fetch_add(&storm_in_uprobes, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * SIGUSR1 to storm_target, the next one as soon as it has made a call
+ * since the last: when both run at once (multi-threaded TCG), a sender
+ * that never waits can leave it no time between two signals.
+ */
 static void *storm(void *arg)
 {
 	pid_t pid = getpid();
+	long seen;
 
-	while (!__atomic_load_n(&storm_done, __ATOMIC_ACQUIRE))
+	while (!__atomic_load_n(&storm_done, __ATOMIC_ACQUIRE)) {
+		seen = __atomic_load_n(&calls_made, __ATOMIC_RELAXED);
 		syscall(SYS_tgkill, pid, storm_target, SIGUSR1);
+		while (__atomic_load_n(&calls_made, __ATOMIC_RELAXED) == seen &&
+		       !__atomic_load_n(&storm_done, __ATOMIC_ACQUIRE))
+			sched_yield();
+	}
 	return NULL;
 }
 
 /*
- * SIGUSR1 as fast as another thread can send it: the calls compute the
+ * SIGUSR1 without a pause but for one call between two: the calls compute the
  * right thing, no handler sees an address in [uprobes], and each call is
  * one hit.  A first call makes the stub page, if any, before the maps are
  * read.
