@@ -259,9 +259,10 @@ TEST_F(sig, timer_never_sees_xol)
 
 /*
  * Another thread sends SIGUSR1 without a pause but for one call of ours
- * between two, while this one calls a probed function whose instruction runs out of line; each handler calls
- * the function once more.  Every call is one hit, no more: the calls of
- * the loop, of the handlers, and the first one.
+ * between two, while this one calls a probed function whose instruction
+ * runs out of line; each handler calls the function once more.  Every
+ * call is one hit, no more: the calls of the loop, of the handlers, and
+ * the first one.
  */
 TEST_F(sig, storm_counts_every_call_once)
 {
