@@ -60,6 +60,23 @@ struct uprobe_consumer {
 	struct list_head cons_node;
 };
 
+/**
+ * struct uprobe_batch_item - one place of a batch (uprobe_register_batch())
+ * @offset: the place: an offset in the batch's file
+ * @ref_ctr_offset: offset of its SDT semaphore, or 0
+ * @uc: its consumer
+ * @uprobe: where the probe is kept, for uprobe_unregister_batch()
+ */
+struct uprobe_batch_item {
+	loff_t offset;
+	loff_t ref_ctr_offset;
+	struct uprobe_consumer *uc;
+	struct uprobe **uprobe;
+};
+
+/* Fills in @item with the @i-th place of a batch; @ctx is the caller's. */
+typedef void (*uprobe_batch_fn)(void *ctx, u32 i, struct uprobe_batch_item *item);
+
 /* Pending return probes one task may stack before new ones are dropped. */
 #define MAX_URETPROBE_DEPTH	64
 
@@ -166,8 +183,10 @@ struct uprobes_state {
 /* The contract with the rest of the kernel. */
 struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 			       loff_t ref_ctr_offset, struct uprobe_consumer *uc);
+int uprobe_register_batch(struct inode *inode, u32 cnt, uprobe_batch_fn item, void *ctx);
 int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc, bool add);
 void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc);
+void uprobe_unregister_batch(u32 cnt, uprobe_batch_fn item, void *ctx);
 void uprobe_unregister_sync(void);
 unsigned long uprobe_unregister_start_sync(void);
 bool uprobe_unregister_synced(unsigned long cookie);
@@ -300,10 +319,20 @@ uprobe_register(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
+static inline int uprobe_register_batch(struct inode *inode, u32 cnt,
+					uprobe_batch_fn item, void *ctx)
+{
+	return -EOPNOTSUPP;
+}
+
 static inline int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc,
 			       bool add)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline void uprobe_unregister_batch(u32 cnt, uprobe_batch_fn item, void *ctx)
+{
 }
 
 static inline void uprobe_unregister_nosync(struct uprobe *uprobe,

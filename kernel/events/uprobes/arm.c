@@ -8,6 +8,8 @@
  * writing; see core.c for the lock order.
  */
 
+#include <linux/sort.h>
+
 #include "internal.h"
 
 /*
@@ -126,6 +128,109 @@ int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf, si
 		return err;
 	arch_uprobe_sync_mm(mm);
 	return poke_mm_page(mm, vaddr, buf, len);
+}
+
+/* One breakpoint byte written, or put back, under a text_batch. */
+struct text_write {
+	unsigned long vaddr;
+	uprobe_opcode_t byte;
+	bool drop_copy;
+};
+
+/*
+ * The breakpoint writes of one mapping under one hold of mmap_lock, done
+ * as write_mm_text() does one, but with one serialization of the mm's
+ * CPUs for them all: each byte is written at once, and again after the
+ * serialization, by text_batch_end().  Without room for them (@writes
+ * NULL, or full), each write serializes on its own.
+ */
+struct text_batch {
+	struct vm_area_struct *vma;
+	struct text_write *writes;
+	unsigned int n, max;
+};
+
+/* A batch of up to @max writes in @vma, whose mm's mmap_lock is held. */
+static void text_batch_start(struct text_batch *tb, struct vm_area_struct *vma,
+			     unsigned int max)
+{
+	mmap_assert_write_locked(vma->vm_mm);
+
+	tb->vma = vma;
+	tb->n = 0;
+	tb->writes = max > 1 ? kvmalloc_array(max, sizeof(*tb->writes), GFP_KERNEL) : NULL;
+	tb->max = tb->writes ? max : 0;
+}
+
+static void drop_page_copy(struct vm_area_struct *vma, unsigned long vaddr);
+
+/*
+ * Writes @byte at @vaddr of the batch's mapping; when it puts the file's
+ * byte back (@drop_copy), the mm's copy of the page is dropped if it no
+ * longer differs from the file's, once the byte is final.
+ */
+static int text_batch_write(struct text_batch *tb, unsigned long vaddr, uprobe_opcode_t byte,
+			    bool drop_copy)
+{
+	struct mm_struct *mm = tb->vma->vm_mm;
+	int err;
+
+	if (tb->n == tb->max) {
+		err = write_mm_text(mm, vaddr, &byte, sizeof(byte));
+		if (!err && drop_copy)
+			drop_page_copy(tb->vma, vaddr);
+		return err;
+	}
+	err = poke_mm_page(mm, vaddr, &byte, sizeof(byte));
+	if (!err)
+		tb->writes[tb->n++] = (struct text_write){ vaddr, byte, drop_copy };
+	return err;
+}
+
+/*
+ * Writes again the bytes of @w (@n writes in @vma, in address order) that
+ * fall in the page of the first, with one look-up of the page; after the
+ * last of them, drops the mm's copy of the page if a byte of the file was
+ * put back there and the copy is now the same as the file's.  The number
+ * of writes done.
+ */
+static unsigned int rewrite_page(struct vm_area_struct *vma, struct text_write *w,
+				 unsigned int n)
+{
+	unsigned long page_start = w->vaddr & PAGE_MASK;
+	struct page *page = get_mm_page(vma->vm_mm, w->vaddr, true);
+	bool drop = false;
+	unsigned int i;
+	u8 *kaddr;
+
+	for (i = 0; i < n && (w[i].vaddr & PAGE_MASK) == page_start; i++)
+		drop |= w[i].drop_copy;
+	if (IS_ERR(page))
+		return i;
+	kaddr = kmap_local_page(page);
+	for (n = 0; n < i; n++)
+		memcpy(kaddr + offset_in_page(w[n].vaddr), &w[n].byte, sizeof(w[n].byte));
+	kunmap_local(kaddr);
+	set_page_dirty_lock(page);
+	put_page(page);
+	if (drop)
+		drop_page_copy(vma, page_start);
+	return i;
+}
+
+/*
+ * Serializes the mm's CPUs once and writes every byte of the batch again,
+ * a page at a time (the batch is in address order).
+ */
+static void text_batch_end(struct text_batch *tb)
+{
+	unsigned int done = 0;
+
+	if (tb->n)
+		arch_uprobe_sync_mm(tb->vma->vm_mm);
+	while (done < tb->n)
+		done += rewrite_page(tb->vma, tb->writes + done, tb->n - done);
+	kvfree(tb->writes);
 }
 
 /*
@@ -321,9 +426,10 @@ void drop_delayed_of_mm(struct mm_struct *mm)
  * place) is success: arming is idempotent, and counts the SDT counter
  * only when it writes the breakpoint.
  */
-static int install_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
+static int install_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 			      unsigned long vaddr)
 {
+	struct vm_area_struct *vma = tb->vma;
 	struct mm_struct *mm = vma->vm_mm;
 	uprobe_opcode_t swbp = UPROBE_SWBP_INSN, now;
 	int err;
@@ -348,17 +454,17 @@ static int install_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 		return err;
 	/* Before the breakpoint: a thread of @mm may trap on it at once. */
 	set_bit(MMF_HAS_UPROBES, &mm->flags);
-	err = write_mm_text(mm, vaddr, &swbp, sizeof(swbp));
+	err = text_batch_write(tb, vaddr, swbp, false);
 	if (err)
 		update_ref_ctr(uprobe, mm, -1);
 	return err;
 }
 
 /* Disarms @uprobe at @vaddr of @vma, if it is armed there. */
-static int remove_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
+static int remove_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 			     unsigned long vaddr)
 {
-	struct mm_struct *mm = vma->vm_mm;
+	struct mm_struct *mm = tb->vma->vm_mm;
 	uprobe_opcode_t now;
 	bool copy;
 	int err;
@@ -376,10 +482,9 @@ static int remove_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
 		return err;
 	if (!copy || now != UPROBE_SWBP_INSN)
 		return 0;
-	err = write_mm_text(mm, vaddr, uprobe->arch.insn, 1);
+	err = text_batch_write(tb, vaddr, uprobe->arch.insn[0], true);
 	if (err)
 		return err;
-	drop_page_copy(vma, vaddr);
 	update_ref_ctr(uprobe, mm, -1);
 	return 0;
 }
@@ -388,33 +493,38 @@ static int remove_breakpoint(struct uprobe *uprobe, struct vm_area_struct *vma,
  * Arming and disarming in every process that maps the file
  */
 
-/* One place to visit: @vaddr in @mm (an mm_users reference is held). */
+/*
+ * One mapping to visit: @start in @mm maps the file from page @pgoff on,
+ * @len bytes (an mm_users reference is held).
+ */
 struct map_site {
 	struct mm_struct *mm;
-	unsigned long vaddr;
+	unsigned long start;
+	unsigned long len;
+	pgoff_t pgoff;
 };
 
 /*
- * Lists in @sites (room for @max) the mappings of @uprobe's place that are
- * valid for @arming; the number there are, which may exceed @max.
+ * Lists in @sites (room for @max) the mappings of @inode's pages @first to
+ * @last that are valid for @arming; the number there are, which may
+ * exceed @max.
  */
-static int collect_sites(struct uprobe *uprobe, bool arming, struct map_site *sites,
-			 int max)
+static int collect_sites(struct inode *inode, pgoff_t first, pgoff_t last, bool arming,
+			 struct map_site *sites, int max)
 {
-	struct address_space *mapping = uprobe->inode->i_mapping;
-	pgoff_t pgoff = uprobe->offset >> PAGE_SHIFT;
+	struct address_space *mapping = inode->i_mapping;
 	struct vm_area_struct *vma;
 	int n = 0;
 
 	i_mmap_lock_read(mapping);
-	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, first, last) {
 		if (!valid_vma(vma, arming))
 			continue;
 		if (n < max) {
 			if (!mmget_not_zero(vma->vm_mm))
 				continue;
-			sites[n].mm = vma->vm_mm;
-			sites[n].vaddr = offset_to_vaddr(vma, uprobe->offset);
+			sites[n] = (struct map_site){ vma->vm_mm, vma->vm_start,
+						      vma->vm_end - vma->vm_start, vma->vm_pgoff };
 		}
 		n++;
 	}
@@ -430,17 +540,19 @@ static void put_sites(struct map_site *sites, int n)
 }
 
 /*
- * The mappings of @uprobe's place, in a new array (*@sitesp) that the
- * caller frees with put_sites(); their number, or -ENOMEM.  Nothing may be
- * allocated under i_mmap_rwsem, so the array is sized first.
+ * The mappings of @inode's pages @first to @last, in a new array
+ * (*@sitesp) that the caller frees with put_sites(); their number, or
+ * -ENOMEM.  Nothing may be allocated under i_mmap_rwsem, so the array is
+ * sized first.
  */
-static int list_sites(struct uprobe *uprobe, bool arming, struct map_site **sitesp)
+static int list_sites(struct inode *inode, pgoff_t first, pgoff_t last, bool arming,
+		      struct map_site **sitesp)
 {
 	struct map_site *sites = NULL;
 	int max = 0, n;
 
 	for (;;) {
-		n = collect_sites(uprobe, arming, sites, max);
+		n = collect_sites(inode, first, last, arming, sites, max);
 		if (n <= max)
 			break;
 		put_sites(sites, max);
@@ -453,6 +565,13 @@ static int list_sites(struct uprobe *uprobe, bool arming, struct map_site **site
 	return n;
 }
 
+/* Whether @vma, a mapping of @uprobe's file, has @uprobe's place at @vaddr. */
+static bool vma_holds(struct vm_area_struct *vma, struct uprobe *uprobe, unsigned long vaddr)
+{
+	return vaddr >= vma->vm_start && vaddr < vma->vm_end &&
+	       vaddr_to_offset(vma, vaddr) == uprobe->offset;
+}
+
 /* The mapping of @uprobe's place at @vaddr in @mm, if it is still there. */
 static struct vm_area_struct *site_vma(struct uprobe *uprobe, struct mm_struct *mm,
 				       unsigned long vaddr, bool arming)
@@ -460,9 +579,125 @@ static struct vm_area_struct *site_vma(struct uprobe *uprobe, struct mm_struct *
 	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
 
 	if (!vma || !valid_vma(vma, arming) || file_inode(vma->vm_file) != uprobe->inode ||
-	    vaddr_to_offset(vma, vaddr) != uprobe->offset)
+	    !vma_holds(vma, uprobe, vaddr))
 		return NULL;
 	return vma;
+}
+
+static int cmp_batch_offset(const void *a, const void *b)
+{
+	loff_t x = ((const struct batch_probe *)a)->uprobe->offset;
+	loff_t y = ((const struct batch_probe *)b)->uprobe->offset;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The first of @n probes (sorted by offset) at or past file offset @offset. */
+static unsigned int first_probe_from(struct batch_probe *probes, unsigned int n,
+				     loff_t offset)
+{
+	unsigned int lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (probes[mid].uprobe->offset < offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether an error of arming one process fails the walk. */
+static bool arming_error_counts(int err)
+{
+	return err && err != -EOPNOTSUPP && err != -EBUSY;
+}
+
+/*
+ * Arms or disarms, in the mapping @site, each of @probes (sorted by
+ * offset) that it maps; the first error that counts, or 0.
+ */
+static int walk_site(struct map_site *site, struct batch_probe *probes, unsigned int n,
+		     bool arming)
+{
+	loff_t base = (loff_t)site->pgoff << PAGE_SHIFT;
+	struct mm_struct *mm = site->mm;
+	unsigned int i = first_probe_from(probes, n, base), end;
+	struct vm_area_struct *vma = NULL;
+	struct text_batch tb;
+	unsigned long vaddr;
+	int err = 0, one;
+
+	end = first_probe_from(probes, n, base + site->len);
+	if (i == end)
+		return 0;
+	mmap_write_lock(mm);
+	for (; i < end; i++) {
+		struct uprobe *uprobe = probes[i].uprobe;
+
+		vaddr = site->start + (uprobe->offset - base);
+		if (!vma || !vma_holds(vma, uprobe, vaddr)) {
+			if (vma)
+				text_batch_end(&tb);
+			vma = site_vma(uprobe, mm, vaddr, arming);
+			if (!vma)
+				continue;
+			text_batch_start(&tb, vma, end - i);
+		}
+		one = 0;
+		if (arming && consumer_wants(probes[i].uc, mm))
+			one = install_breakpoint(uprobe, &tb, vaddr);
+		else if (!arming && !any_consumer_wants(uprobe, mm))
+			one = remove_breakpoint(uprobe, &tb, vaddr);
+		/* A process that cannot take the probe does not fail the rest. */
+		if (arming_error_counts(one) && !err)
+			err = one;
+	}
+	if (vma)
+		text_batch_end(&tb);
+	mmap_write_unlock(mm);
+	return err;
+}
+
+/**
+ * walk_batch - arm or disarm probes of one file in every process mapping it
+ * @inode: the file
+ * @probes: its probes, each with the consumer that comes (sorted here)
+ * @n: their number
+ * @arming: true: arm each probe where its consumer wants it; false:
+ *	disarm each where no consumer wants it any more
+ *
+ * Each mapping is visited once for all the probes it maps, under one hold
+ * of its mm's mmap_lock, with one serialization of the mm's CPUs for all
+ * the breakpoints written there (text_batch).
+ *
+ * Return: 0, or the first error of arming that counts.
+ */
+int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n, bool arming)
+{
+	struct map_site *sites;
+	int nsites, i, err = 0, one;
+
+	if (!n || !mapping_mapped(inode->i_mapping))
+		return 0;
+	sort(probes, n, sizeof(*probes), cmp_batch_offset, NULL);
+	percpu_down_write(&dup_mmap_sem);
+	nsites = list_sites(inode, probes[0].uprobe->offset >> PAGE_SHIFT,
+			    probes[n - 1].uprobe->offset >> PAGE_SHIFT, arming, &sites);
+	if (nsites < 0) {
+		err = nsites;
+		goto unlock_dup;
+	}
+	for (i = 0; i < nsites; i++) {
+		one = walk_site(&sites[i], probes, n, arming);
+		if (one && !err)
+			err = one;
+	}
+	put_sites(sites, nsites);
+unlock_dup:
+	percpu_up_write(&dup_mmap_sem);
+	return err;
 }
 
 /*
@@ -471,40 +706,11 @@ static struct vm_area_struct *site_vma(struct uprobe *uprobe, struct mm_struct *
  */
 int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc)
 {
-	bool arming = !!uc;
-	struct map_site *sites;
-	struct vm_area_struct *vma;
-	int n, i, err = 0, one;
+	struct batch_probe one = { .uprobe = uprobe, .uc = uc };
 
 	lockdep_assert_held_write(&uprobe->register_rwsem);
 
-	if (!mapping_mapped(uprobe->inode->i_mapping))
-		return 0;
-	percpu_down_write(&dup_mmap_sem);
-	n = list_sites(uprobe, arming, &sites);
-	if (n < 0) {
-		err = n;
-		goto unlock_dup;
-	}
-	for (i = 0; i < n; i++) {
-		struct mm_struct *mm = sites[i].mm;
-
-		mmap_write_lock(mm);
-		vma = site_vma(uprobe, mm, sites[i].vaddr, arming);
-		one = 0;
-		if (vma && arming && consumer_wants(uc, mm))
-			one = install_breakpoint(uprobe, vma, sites[i].vaddr);
-		else if (vma && !arming && !any_consumer_wants(uprobe, mm))
-			one = remove_breakpoint(uprobe, vma, sites[i].vaddr);
-		mmap_write_unlock(mm);
-		/* A process that cannot take the probe does not fail the rest. */
-		if (one && one != -EOPNOTSUPP && one != -EBUSY && !err)
-			err = one;
-	}
-	put_sites(sites, n);
-unlock_dup:
-	percpu_up_write(&dup_mmap_sem);
-	return err;
+	return walk_batch(uprobe->inode, &one, 1, !!uc);
 }
 
 /* Disarms @uprobe in every vma of @mm where it is armed. */
@@ -512,11 +718,16 @@ void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm)
 {
 	VMA_ITERATOR(vmi, mm, 0);
 	struct vm_area_struct *vma;
+	struct text_batch tb;
 
 	mmap_write_lock(mm);
-	for_each_vma(vmi, vma)
-		if (valid_vma(vma, false) && vma_maps(vma, uprobe->inode, uprobe->offset))
-			remove_breakpoint(uprobe, vma, offset_to_vaddr(vma, uprobe->offset));
+	for_each_vma(vmi, vma) {
+		if (!valid_vma(vma, false) || !vma_maps(vma, uprobe->inode, uprobe->offset))
+			continue;
+		text_batch_start(&tb, vma, 1);
+		remove_breakpoint(uprobe, &tb, offset_to_vaddr(vma, uprobe->offset));
+		text_batch_end(&tb);
+	}
 	mmap_write_unlock(mm);
 }
 
@@ -541,6 +752,14 @@ static bool add_to_list(struct uprobe ***list, int *n, int *max, struct uprobe *
 	}
 	(*list)[(*n)++] = uprobe;
 	return true;
+}
+
+static int cmp_uprobe_offset(const void *a, const void *b)
+{
+	loff_t x = (*(struct uprobe * const *)a)->offset;
+	loff_t y = (*(struct uprobe * const *)b)->offset;
+
+	return x < y ? -1 : x > y;
 }
 
 /* The probes of @vma's file in the range it maps, with references. */
@@ -575,6 +794,7 @@ static int probes_in_vma(struct vm_area_struct *vma, struct uprobe ***list)
  */
 int uprobe_mmap(struct vm_area_struct *vma)
 {
+	struct text_batch tb;
 	struct uprobe **list;
 	int n, i;
 
@@ -586,11 +806,15 @@ int uprobe_mmap(struct vm_area_struct *vma)
 	if (!valid_vma(vma, true))
 		return 0;
 	n = probes_in_vma(vma, &list);
+	sort(list, n, sizeof(*list), cmp_uprobe_offset, NULL);
+	text_batch_start(&tb, vma, n);
 	for (i = 0; i < n; i++) {
 		if (any_consumer_wants(list[i], vma->vm_mm))
-			install_breakpoint(list[i], vma, offset_to_vaddr(vma, list[i]->offset));
-		put_uprobe(list[i]);
+			install_breakpoint(list[i], &tb, offset_to_vaddr(vma, list[i]->offset));
 	}
+	text_batch_end(&tb);
+	for (i = 0; i < n; i++)
+		put_uprobe(list[i]);
 	kfree(list);
 	return 0;
 }

@@ -27,10 +27,10 @@
  * get_user_pages_remote() breaks copy-on-write): the page cache and the
  * file are never written.  Disarming writes the original byte back and,
  * when the copy is then the same as the file's page, unmaps the copy so
- * that the process maps the file's page again.  walk_mappings()
- * walks the file's mappings to arm or disarm every process; uprobe_mmap()
- * arms each new mapping; fork keeps the breakpoints because the child
- * copies the parent's pages.
+ * that the process maps the file's page again.  walk_batch() walks the
+ * file's mappings to arm or disarm one probe or many in every process,
+ * each mapping once; uprobe_mmap() arms each new mapping; fork keeps the
+ * breakpoints because the child copies the parent's pages.
  *
  * Hits.  The int3 trap only flags the task (TIF_UPROBE); the work is done
  * in uprobe_notify_resume() on the way back to user mode, where the
@@ -56,7 +56,14 @@
  *     uprobes_lock		writers of the two hash tables
  *
  * A hit whose handlers ask for the probe's removal takes register_rwsem
- * (read), then mmap_lock, like register does.
+ * (read), then mmap_lock, like register does.  A batch (uprobe_register_batch(),
+ * uprobe_unregister_batch()) adds or takes off each consumer under its
+ * probe's register_rwsem, then walks the file's mappings once for them
+ * all, holding none: every arming or disarming decision is made under
+ * the mm's mmap_lock from the consumer lists, which the batch changed
+ * first, so a concurrent register or unregister of the same probe comes
+ * to the same answer in either order.  A probe leaves the tables only
+ * after the walk that took its breakpoints out.
  *
  * What keeps alive what a hit touches, so that a hit writes nothing
  * shared with other CPUs:
@@ -85,6 +92,7 @@
  */
 
 #include <linux/elf.h>
+#include <linux/sort.h>
 #include <linux/unaligned.h>
 
 #include "internal.h"
@@ -460,6 +468,57 @@ static int check_register_args(struct inode *inode, loff_t offset,
 	return 0;
 }
 
+/*
+ * The probe at (@inode, @offset), made if there is none, live (in the
+ * tables), with a reference and its register_rwsem held for writing; or
+ * an ERR_PTR.
+ */
+static struct uprobe *lock_live_uprobe(struct inode *inode, loff_t offset,
+				       loff_t ref_ctr_offset)
+{
+	struct uprobe *uprobe;
+
+	for (;;) {
+		uprobe = get_or_add_uprobe(inode, offset, ref_ctr_offset);
+		if (IS_ERR(uprobe))
+			return uprobe;
+		down_write(&uprobe->register_rwsem);
+		if (uprobe_is_live(uprobe))
+			return uprobe;
+		up_write(&uprobe->register_rwsem);
+		put_uprobe(uprobe);
+	}
+}
+
+/*
+ * Adds @uc to the probe at (@inode, @offset) without arming it: the probe
+ * with a reference and its register_rwsem held for writing, or an ERR_PTR
+ * (then nothing changed).
+ */
+static struct uprobe *add_consumer(struct inode *inode, loff_t offset,
+				   loff_t ref_ctr_offset, struct uprobe_consumer *uc)
+{
+	struct uprobe *uprobe;
+	int err;
+
+	err = check_register_args(inode, offset, ref_ctr_offset, uc);
+	if (err)
+		return ERR_PTR(err);
+	uprobe = lock_live_uprobe(inode, offset, ref_ctr_offset);
+	if (IS_ERR(uprobe))
+		return uprobe;
+	err = prepare_insn_early(uprobe);
+	if (err) {
+		if (list_empty(&uprobe->consumers))
+			remove_uprobe(uprobe);
+		up_write(&uprobe->register_rwsem);
+		put_uprobe(uprobe);
+		return ERR_PTR(err);
+	}
+	list_add_tail_rcu(&uc->cons_node, &uprobe->consumers);
+	return uprobe;
+}
+
 /**
  * uprobe_register - attach a consumer to a place in a file
  * @inode: the file
@@ -483,23 +542,9 @@ struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 	struct uprobe *uprobe;
 	int err;
 
-	err = check_register_args(inode, offset, ref_ctr_offset, uc);
-	if (err)
-		return ERR_PTR(err);
-retry:
-	uprobe = get_or_add_uprobe(inode, offset, ref_ctr_offset);
+	uprobe = add_consumer(inode, offset, ref_ctr_offset, uc);
 	if (IS_ERR(uprobe))
 		return uprobe;
-	down_write(&uprobe->register_rwsem);
-	if (!uprobe_is_live(uprobe)) {
-		up_write(&uprobe->register_rwsem);
-		put_uprobe(uprobe);
-		goto retry;
-	}
-	err = prepare_insn_early(uprobe);
-	if (err)
-		goto remove;
-	list_add_tail_rcu(&uc->cons_node, &uprobe->consumers);
 	err = walk_mappings(uprobe, uc);
 	if (err)
 		goto unregister;
@@ -512,14 +557,108 @@ unregister:
 	synchronize_srcu(&uprobes_srcu);
 	put_uprobe(uprobe);
 	return ERR_PTR(err);
-remove:
-	if (list_empty(&uprobe->consumers))
-		remove_uprobe(uprobe);
-	up_write(&uprobe->register_rwsem);
-	put_uprobe(uprobe);
-	return ERR_PTR(err);
 }
 EXPORT_SYMBOL_GPL(uprobe_register);
+
+static int cmp_batch_inode(const void *a, const void *b)
+{
+	const struct inode *x = ((const struct batch_probe *)a)->uprobe->inode;
+	const struct inode *y = ((const struct batch_probe *)b)->uprobe->inode;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Takes the consumers of @probes off their probes, then disarms the
+ * probes in one walk per file, each where no consumer wants it any more;
+ * then takes out of the tables the probes left without consumers, and
+ * drops the references that @probes held.  Until the walk is over, a
+ * probe stays in the tables: a breakpoint is never without its probe.
+ * A consumer that is not on its probe is left alone, with a warning.
+ */
+static void remove_consumers(struct batch_probe *probes, unsigned int n)
+{
+	struct uprobe *uprobe;
+	unsigned int i, run, kept = 0;
+
+	for (i = 0; i < n; i++) {
+		uprobe = probes[i].uprobe;
+		down_write(&uprobe->register_rwsem);
+		if (!WARN_ON_ONCE(!has_consumer(uprobe, probes[i].uc))) {
+			list_del_rcu(&probes[i].uc->cons_node);
+			probes[kept++] = probes[i];
+		}
+		up_write(&uprobe->register_rwsem);
+	}
+	n = kept;
+	sort(probes, n, sizeof(*probes), cmp_batch_inode, NULL);
+	for (i = 0; i < n; i += run) {
+		for (run = 1; i + run < n; run++)
+			if (probes[i + run].uprobe->inode != probes[i].uprobe->inode)
+				break;
+		walk_batch(probes[i].uprobe->inode, probes + i, run, false);
+	}
+	for (i = 0; i < n; i++) {
+		uprobe = probes[i].uprobe;
+		down_write(&uprobe->register_rwsem);
+		if (uprobe_is_live(uprobe) && list_empty(&uprobe->consumers))
+			remove_uprobe(uprobe);
+		up_write(&uprobe->register_rwsem);
+		put_uprobe(uprobe);
+	}
+}
+
+/**
+ * uprobe_register_batch - attach many consumers to places in one file
+ * @inode: the file
+ * @cnt: the number of places
+ * @item: fills in the place, SDT counter and consumer of the @i-th, and
+ *	where its probe goes (as uprobe_register() would return it)
+ * @ctx: given to @item
+ *
+ * As @cnt calls of uprobe_register(), but each process mapping the file
+ * is visited once for all the places, not once per place.  All or
+ * nothing: on an error, no consumer of the batch is left attached, and
+ * the handlers that ran meanwhile are over.
+ *
+ * Return: 0, or an error as uprobe_register() gives, for the first place
+ * that could not be probed.
+ */
+int uprobe_register_batch(struct inode *inode, u32 cnt, uprobe_batch_fn item, void *ctx)
+{
+	struct uprobe_batch_item one;
+	struct batch_probe *probes;
+	struct uprobe *uprobe;
+	u32 i;
+	int err;
+
+	probes = kvcalloc(cnt, sizeof(*probes), GFP_KERNEL);
+	if (!probes)
+		return -ENOMEM;
+	for (i = 0; i < cnt; i++) {
+		item(ctx, i, &one);
+		uprobe = add_consumer(inode, one.offset, one.ref_ctr_offset, one.uc);
+		if (IS_ERR(uprobe)) {
+			err = PTR_ERR(uprobe);
+			goto remove;
+		}
+		up_write(&uprobe->register_rwsem);
+		probes[i] = (struct batch_probe){ .uprobe = uprobe, .uc = one.uc };
+		*one.uprobe = uprobe;
+	}
+	err = walk_batch(inode, probes, cnt, true);
+	if (err)
+		goto remove;
+	kvfree(probes);
+	return 0;
+
+remove:
+	remove_consumers(probes, i);
+	synchronize_srcu(&uprobes_srcu);
+	kvfree(probes);
+	return err;
+}
+EXPORT_SYMBOL_GPL(uprobe_register_batch);
 
 /**
  * uprobe_apply - follow a change of a consumer's filter
@@ -564,6 +703,40 @@ void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc)
 	put_uprobe(uprobe);
 }
 EXPORT_SYMBOL_GPL(uprobe_unregister_nosync);
+
+/**
+ * uprobe_unregister_batch - detach many consumers
+ * @cnt: their number
+ * @item: fills in the consumer of the @i-th and where its probe is (the
+ *	other fields are not read)
+ * @ctx: given to @item
+ *
+ * As @cnt calls of uprobe_unregister_nosync(), but each process mapping
+ * a file of the probes is visited once for all of them.  Call
+ * uprobe_unregister_sync() before freeing the consumers.
+ */
+void uprobe_unregister_batch(u32 cnt, uprobe_batch_fn item, void *ctx)
+{
+	struct uprobe_batch_item one;
+	struct batch_probe *probes;
+	u32 i;
+
+	probes = kvcalloc(cnt, sizeof(*probes), GFP_KERNEL);
+	if (!probes) {
+		for (i = 0; i < cnt; i++) {
+			item(ctx, i, &one);
+			uprobe_unregister_nosync(*one.uprobe, one.uc);
+		}
+		return;
+	}
+	for (i = 0; i < cnt; i++) {
+		item(ctx, i, &one);
+		probes[i] = (struct batch_probe){ .uprobe = *one.uprobe, .uc = one.uc };
+	}
+	remove_consumers(probes, cnt);
+	kvfree(probes);
+}
+EXPORT_SYMBOL_GPL(uprobe_unregister_batch);
 
 /**
  * uprobe_unregister_sync - wait for the handlers of detached consumers

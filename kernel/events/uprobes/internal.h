@@ -186,6 +186,12 @@ static inline bool consumer_wants(struct uprobe_consumer *uc, struct mm_struct *
 	return !uc->filter || uc->filter(uc, mm);
 }
 
+/* A probe of a batch of registrations, with the consumer that comes. */
+struct batch_probe {
+	struct uprobe *uprobe;
+	struct uprobe_consumer *uc;
+};
+
 /* core.c */
 struct hlist_head *inode_bucket(struct inode *inode);
 struct uprobe *try_get_uprobe(struct uprobe *uprobe);
@@ -204,6 +210,7 @@ int read_mm_bytes(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t l
 int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf, size_t len);
 bool vma_maps(struct vm_area_struct *vma, struct inode *inode, loff_t offset);
 void drop_delayed_of_mm(struct mm_struct *mm);
+int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n, bool arming);
 int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm);
 
