@@ -155,6 +155,9 @@ struct return_instance {
  *	and BPF keep their dispatch data there.  The core never reads it.
  * @return_instances: pending return probes, newest first
  * @depth: the number of @return_instances
+ * @spare_returns: return_instances kept for the next return probes of
+ *	the task, so that a hit allocates none (at most UPROBE_SPARE_RETURNS)
+ * @nr_spare: the number of @spare_returns
  */
 struct uprobe_task {
 	enum uprobe_task_state state;
@@ -171,6 +174,8 @@ struct uprobe_task {
 
 	struct return_instance *return_instances;
 	unsigned int depth;
+	struct return_instance *spare_returns;
+	unsigned int nr_spare;
 };
 
 struct xol_area;

@@ -33,6 +33,7 @@
 #define XOL_SHARED_SLOTS	16	/* never kept by a task: left for steps */
 #define STUBS_PER_PAGE		(PAGE_SIZE / UPROBE_STUB_BYTES)
 #define STUB_PAGES_MAX		16	/* per mm */
+#define UPROBE_SPARE_RETURNS	8	/* return_instances a task keeps for reuse */
 
 /**
  * enum uprobe_insn_state - whether a probe's instruction is known
@@ -243,7 +244,10 @@ void release_signals(void);
 struct uprobe_task *get_utask(void);
 struct return_instance *take_return_instances(struct uprobe_task *utask,
 					      struct return_instance *keep);
-void free_return_instances(struct return_instance *ri, struct return_instance *keep);
+struct return_instance *alloc_return_instance(struct uprobe_task *utask);
+void put_return_instance(struct uprobe_task *utask, struct return_instance *ri);
+void free_return_instances(struct uprobe_task *utask, struct return_instance *ri,
+			   struct return_instance *keep);
 void drop_return_instances(struct uprobe_task *utask, struct return_instance *keep);
 
 /* return.c */

@@ -42,7 +42,7 @@ void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 
 	if (!area)
 		return;
-	ri = kzalloc(sizeof(*ri), GFP_KERNEL);
+	ri = alloc_return_instance(utask);
 	if (!ri)
 		return;
 	/* The pending return outlives the hit: it holds a reference. */
@@ -82,7 +82,7 @@ void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 put_uprobe:
 	put_uprobe(ri->uprobe);
 free:
-	kfree(ri);
+	put_return_instance(utask, ri);
 }
 
 /*
@@ -151,5 +151,5 @@ void uprobe_handle_trampoline(struct pt_regs *regs)
 	for (ri = first; ri != keep; ri = ri->next)
 		if (ri->stack == last->stack)
 			run_ret_handlers(ri, regs);
-	free_return_instances(first, keep);
+	free_return_instances(utask, first, keep);
 }

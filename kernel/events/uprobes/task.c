@@ -41,10 +41,44 @@ struct uprobe_task *get_utask(void)
 	return current->utask;
 }
 
-static void free_return_instance(struct return_instance *ri)
+/*
+ * A return_instance for a new pending return of @utask: a spare one if
+ * it has one, so that the hits of a return probe allocate nothing once the
+ * task has returned once.  Its fields are the caller's to fill.
+ */
+struct return_instance *alloc_return_instance(struct uprobe_task *utask)
 {
-	put_uprobe(ri->uprobe);
-	kfree(ri);
+	struct return_instance *ri = utask->spare_returns;
+
+	if (!ri)
+		return kmalloc(sizeof(*ri), GFP_KERNEL);
+	utask->spare_returns = ri->next;
+	utask->nr_spare--;
+	return ri;
+}
+
+/* Keeps @ri as a spare of @utask, or frees it when there are enough. */
+void put_return_instance(struct uprobe_task *utask, struct return_instance *ri)
+{
+	if (utask->nr_spare >= UPROBE_SPARE_RETURNS) {
+		kfree(ri);
+		return;
+	}
+	ri->next = utask->spare_returns;
+	utask->spare_returns = ri;
+	utask->nr_spare++;
+}
+
+static void free_spare_returns(struct uprobe_task *utask)
+{
+	struct return_instance *ri, *next;
+
+	for (ri = utask->spare_returns; ri; ri = next) {
+		next = ri->next;
+		kfree(ri);
+	}
+	utask->spare_returns = NULL;
+	utask->nr_spare = 0;
 }
 
 /*
@@ -62,21 +96,26 @@ struct return_instance *take_return_instances(struct uprobe_task *utask,
 	return first;
 }
 
-/* Frees the pending returns from @ri down to (not including) @keep. */
-void free_return_instances(struct return_instance *ri, struct return_instance *keep)
+/*
+ * Ends the pending returns of @utask from @ri down to (not including)
+ * @keep, taken off its list: their probes are put, and they become spares.
+ */
+void free_return_instances(struct uprobe_task *utask, struct return_instance *ri,
+			   struct return_instance *keep)
 {
 	struct return_instance *next;
 
 	for (; ri != keep; ri = next) {
 		next = ri->next;
-		free_return_instance(ri);
+		put_uprobe(ri->uprobe);
+		put_return_instance(utask, ri);
 	}
 }
 
 /* Drops the newest pending returns down to (not including) @keep. */
 void drop_return_instances(struct uprobe_task *utask, struct return_instance *keep)
 {
-	free_return_instances(take_return_instances(utask, keep), keep);
+	free_return_instances(utask, take_return_instances(utask, keep), keep);
 }
 
 /**
@@ -93,6 +132,7 @@ void uprobe_free_utask(struct task_struct *t)
 	if (!utask)
 		return;
 	drop_return_instances(utask, NULL);
+	free_spare_returns(utask);
 	if (utask->active_uprobe)
 		put_uprobe(utask->active_uprobe);
 	area = t->mm ? mm_xol_area(t->mm) : NULL;
