@@ -56,14 +56,16 @@
  *     uprobes_lock		writers of the two hash tables
  *
  * A hit whose handlers ask for the probe's removal takes register_rwsem
- * (read), then mmap_lock, like register does.  A batch (uprobe_register_batch(),
- * uprobe_unregister_batch()) adds or takes off each consumer under its
- * probe's register_rwsem, then walks the file's mappings once for them
- * all, holding none: every arming or disarming decision is made under
- * the mm's mmap_lock from the consumer lists, which the batch changed
- * first, so a concurrent register or unregister of the same probe comes
- * to the same answer in either order.  A probe leaves the tables only
- * after the walk that took its breakpoints out.
+ * (read), then mmap_lock, like register does.
+ *
+ * A batch (uprobe_register_batch(), uprobe_unregister_batch()) adds or
+ * takes off each consumer under its probe's register_rwsem, then walks
+ * the file's mappings once for them all, holding none: every arming or
+ * disarming decision is made under the mm's mmap_lock from the consumer
+ * lists, which the batch changed first, so a concurrent register or
+ * unregister of the same probe comes to the same answer in either order.
+ * A probe leaves the tables only after the walk that took its breakpoints
+ * out.
  *
  * What keeps alive what a hit touches, so that a hit writes nothing
  * shared with other CPUs:
