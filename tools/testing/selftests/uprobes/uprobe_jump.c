@@ -358,8 +358,6 @@ TEST_F(jump, jump_in_place_then_gone)
 	ASSERT_EQ(CALLS, run(t, CALLS));
 }
 
-static pid_t storm_target;
-static int storm_done;
 static long storm_signals, storm_in_uprobes;
 static struct uprobes_maps storm_maps;
 
@@ -373,26 +371,6 @@ static void on_storm(int sig, siginfo_t *info, void *ctx)
 }
 
 /*
- * SIGUSR1 to storm_target, the next one as soon as it has made a call
- * since the last: when both run at once (multi-threaded TCG), a sender
- * that never waits can leave it no time between two signals.
- */
-static void *storm(void *arg)
-{
-	pid_t pid = getpid();
-	long seen;
-
-	while (!__atomic_load_n(&storm_done, __ATOMIC_ACQUIRE)) {
-		seen = __atomic_load_n(&calls_made, __ATOMIC_RELAXED);
-		syscall(SYS_tgkill, pid, storm_target, SIGUSR1);
-		while (__atomic_load_n(&calls_made, __ATOMIC_RELAXED) == seen &&
-		       !__atomic_load_n(&storm_done, __ATOMIC_ACQUIRE))
-			sched_yield();
-	}
-	return NULL;
-}
-
-/*
  * SIGUSR1 without a pause but for one call between two: the calls compute the
  * right thing, no handler sees an address in [uprobes], and each call is
  * one hit.  A first call makes the stub page, if any, before the maps are
@@ -402,7 +380,7 @@ TEST_F(jump, signal_storm)
 {
 	struct sigaction sa = { .sa_sigaction = on_storm, .sa_flags = SA_SIGINFO | SA_RESTART };
 	const struct target *t = &variant->t;
-	pthread_t thread;
+	struct signal_storm storm;
 	long done;
 
 	self->fd = probe(_metadata, t->probe_at);
@@ -411,13 +389,9 @@ TEST_F(jump, signal_storm)
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 	storm_signals = 0;
 	storm_in_uprobes = 0;
-	storm_target = syscall(SYS_gettid);
-	__atomic_store_n(&storm_done, 0, __ATOMIC_RELEASE);
-	ASSERT_EQ(0, pthread_create(&thread, NULL, storm, NULL));
+	ASSERT_EQ(0, storm_start(&storm, &calls_made));
 	done = run(t, STORM_CALLS);
-	__atomic_store_n(&storm_done, 1, __ATOMIC_RELEASE);
-	pthread_join(thread, NULL);
-	sched_yield();	/* delivers a signal still pending */
+	storm_stop(&storm);
 	TH_LOG("%ld signals over %ld calls", storm_signals, done);
 	EXPECT_EQ(STORM_CALLS, done);
 	EXPECT_LT(0, storm_signals);

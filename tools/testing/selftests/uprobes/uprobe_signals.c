@@ -73,8 +73,6 @@ static sigjmp_buf escape;
 static unsigned long sig_ip, sig_addr;
 static struct uprobes_maps xol;
 static long ticks, ticks_in_xol;
-static pid_t storm_target;
-static int storm_done;
 static long storm_calls;	/* the target's probed calls so far */
 
 static void on_fault(int sig, siginfo_t *info, void *ctx)
@@ -105,51 +103,10 @@ static void on_storm(int sig, siginfo_t *info, void *ctx)
 	sig_inc(0);
 }
 
-/*
- * Sends SIGUSR1 to storm_target until storm_done, the next one as soon as
- * the target has made a call since the last (storm_calls).  A sender that
- * never waits starves the target when both run at once (multi-threaded
- * TCG): a signal comes at each return to user mode, and each handler
- * costs a probed call.
- */
-static void *storm(void *arg)
-{
-	pid_t pid = getpid();
-	long seen;
-
-	while (!__atomic_load_n(&storm_done, __ATOMIC_ACQUIRE)) {
-		seen = __atomic_load_n(&storm_calls, __ATOMIC_RELAXED);
-		syscall(SYS_tgkill, pid, storm_target, SIGUSR1);
-		while (__atomic_load_n(&storm_calls, __ATOMIC_RELAXED) == seen &&
-		       !__atomic_load_n(&storm_done, __ATOMIC_ACQUIRE))
-			sched_yield();
-	}
-	return NULL;
-}
-
 /* One more call made under the storm. */
 static void storm_call_done(void)
 {
 	__atomic_add_fetch(&storm_calls, 1, __ATOMIC_RELAXED);
-}
-
-static int storm_start(pthread_t *thread)
-{
-	storm_target = syscall(SYS_gettid);
-	__atomic_store_n(&storm_calls, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&storm_done, 0, __ATOMIC_RELEASE);
-	return pthread_create(thread, NULL, storm, NULL);
-}
-
-/*
- * Stops the storm.  A signal the storm sent last is pending by the time
- * the join returns; the next return from a system call delivers it.
- */
-static void storm_stop(pthread_t thread)
-{
-	__atomic_store_n(&storm_done, 1, __ATOMIC_RELEASE);
-	pthread_join(thread, NULL);
-	sched_yield();
 }
 
 static int catch(int sig, void (*fn)(int, siginfo_t *, void *))
@@ -266,8 +223,8 @@ TEST_F(sig, timer_never_sees_xol)
  */
 TEST_F(sig, storm_counts_every_call_once)
 {
+	struct signal_storm storm;
 	long i, sum = 0, taken;
-	pthread_t thread;
 
 	self->fd = probe(_metadata, sig_inc);
 	ASSERT_EQ(8, sig_inc(7));
@@ -276,12 +233,12 @@ TEST_F(sig, storm_counts_every_call_once)
 	ticks = 0;
 	ticks_in_xol = 0;
 	ASSERT_EQ(0, catch(SIGUSR1, on_storm));
-	ASSERT_EQ(0, storm_start(&thread));
+	ASSERT_EQ(0, storm_start(&storm, &storm_calls));
 	for (i = 0; i < STORM_CALLS; i++) {
 		sum += sig_inc(i);
 		storm_call_done();
 	}
-	storm_stop(thread);
+	storm_stop(&storm);
 	taken = __atomic_load_n(&ticks, __ATOMIC_RELAXED);
 	TH_LOG("%ld signals, %lld hits for %ld calls", taken, perf_count(self->fd),
 	       STORM_CALLS + taken + 1);
@@ -300,7 +257,7 @@ TEST_F(sig, storm_counts_every_call_once)
 TEST_F(sig, storm_in_rep_movsb_counts_once)
 {
 	static char src[COPY_BYTES], dst[COPY_BYTES];
-	pthread_t thread;
+	struct signal_storm storm;
 	long i, taken;
 
 	if (engine_is_base())
@@ -312,7 +269,7 @@ TEST_F(sig, storm_in_rep_movsb_counts_once)
 	ticks = 0;
 	ticks_in_xol = 0;
 	ASSERT_EQ(0, catch(SIGUSR1, on_tick));
-	ASSERT_EQ(0, storm_start(&thread));
+	ASSERT_EQ(0, storm_start(&storm, &storm_calls));
 	for (i = 0; i < COPY_CALLS; i++) {
 		memset(dst, 0, sizeof(dst));
 		sig_copy(dst, src, COPY_BYTES);
@@ -320,7 +277,7 @@ TEST_F(sig, storm_in_rep_movsb_counts_once)
 			break;
 		storm_call_done();
 	}
-	storm_stop(thread);
+	storm_stop(&storm);
 	taken = __atomic_load_n(&ticks, __ATOMIC_RELAXED);
 	TH_LOG("%ld signals, %lld hits for %ld copies", taken, perf_count(self->fd), i + 1);
 	EXPECT_EQ(COPY_CALLS, i) TH_LOG("copy %ld is wrong", i);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -596,4 +597,35 @@ int copy_file(const char *from, char *tmpl, int suffixlen)
 	close(in);
 	close(out);
 	return err;
+}
+
+static void *storm_send(void *arg)
+{
+	struct signal_storm *s = arg;
+	pid_t pid = getpid();
+	long seen;
+
+	while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
+		seen = __atomic_load_n(s->calls, __ATOMIC_RELAXED);
+		syscall(SYS_tgkill, pid, s->target, SIGUSR1);
+		while (__atomic_load_n(s->calls, __ATOMIC_RELAXED) == seen &&
+		       !__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
+			sched_yield();
+	}
+	return NULL;
+}
+
+int storm_start(struct signal_storm *s, const long *calls)
+{
+	s->target = syscall(SYS_gettid);
+	s->calls = calls;
+	__atomic_store_n(&s->done, 0, __ATOMIC_RELEASE);
+	return pthread_create(&s->thread, NULL, storm_send, s);
+}
+
+void storm_stop(struct signal_storm *s)
+{
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+	pthread_join(s->thread, NULL);
+	sched_yield();
 }

@@ -7,6 +7,7 @@
 #ifndef UPROBE_UTIL_H
 #define UPROBE_UTIL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -186,5 +187,27 @@ int copy_file(const char *from, char *tmpl, int suffixlen);
 
 /* @len bytes at @addr of process @pid, through /proc/PID/mem; 0 or -1. */
 int mem_read(pid_t pid, const void *addr, void *buf, size_t len);
+
+/*
+ * A thread that sends SIGUSR1 to the thread that started it, again and
+ * again, the next signal as soon as the target has made one more call
+ * (*@calls, which the target increments atomically) since the last.  A
+ * sender that never waits starves its target when both run at once
+ * (multi-threaded TCG): a signal comes at each return to user mode.
+ */
+struct signal_storm {
+	pthread_t thread;
+	pid_t target;
+	int done;
+	const long *calls;
+};
+
+/* Starts the storm on the calling thread; 0 or an errno. */
+int storm_start(struct signal_storm *s, const long *calls);
+/*
+ * Stops it.  The signal it sent last is pending by the time the sender is
+ * joined; a system call of the target on the way out delivers it.
+ */
+void storm_stop(struct signal_storm *s);
 
 #endif
