@@ -422,9 +422,9 @@ void drop_delayed_of_mm(struct mm_struct *mm)
  */
 
 /*
- * Arms @uprobe at @vaddr of @vma.  Already armed there (a breakpoint is in
- * place) is success: arming is idempotent, and counts the SDT counter
- * only when it writes the breakpoint.
+ * Arms @uprobe at @vaddr of @tb's mapping.  Already armed there (a
+ * breakpoint is in place) is success: arming is idempotent, and counts
+ * the SDT counter only when it writes the breakpoint.
  */
 static int install_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 			      unsigned long vaddr)
@@ -460,7 +460,7 @@ static int install_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 	return err;
 }
 
-/* Disarms @uprobe at @vaddr of @vma, if it is armed there. */
+/* Disarms @uprobe at @vaddr of @tb's mapping, if it is armed there. */
 static int remove_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 			     unsigned long vaddr)
 {
@@ -811,10 +811,9 @@ int uprobe_mmap(struct vm_area_struct *vma)
 	for (i = 0; i < n; i++) {
 		if (any_consumer_wants(list[i], vma->vm_mm))
 			install_breakpoint(list[i], &tb, offset_to_vaddr(vma, list[i]->offset));
+		put_uprobe(list[i]);
 	}
 	text_batch_end(&tb);
-	for (i = 0; i < n; i++)
-		put_uprobe(list[i]);
 	kfree(list);
 	return 0;
 }
