@@ -793,6 +793,12 @@ static void tu_scratch_put(void)
 
 /* -------------------------------------------------------------- arming */
 
+/* Whether handlers of @tu's consumer, which left the core, may still run. */
+static bool tu_handlers_may_run(struct trace_uprobe *tu)
+{
+	return tu->detached && !uprobe_unregister_synced(tu->sync_cookie);
+}
+
 /*
  * Waits for the handlers of @tu's consumer, if it left the core with no
  * wait (tu_disarm_event()) and they may still run: before the consumer
@@ -803,7 +809,7 @@ static void tu_scratch_put(void)
 static void tu_wait_handlers(struct trace_uprobe *tu)
 {
 	lockdep_assert_held(&event_mutex);
-	if (tu->detached && !uprobe_unregister_synced(tu->sync_cookie))
+	if (tu_handlers_may_run(tu))
 		uprobe_unregister_sync();
 	tu->detached = false;
 }
@@ -1198,7 +1204,7 @@ static void free_trace_uprobe(struct trace_uprobe *tu)
 {
 	if (!tu)
 		return;
-	if (tu->detached && !uprobe_unregister_synced(tu->sync_cookie))
+	if (tu_handlers_may_run(tu))
 		tu_free_later(&tu->free_node, &tu_to_free);
 	else
 		free_trace_uprobe_now(tu);
