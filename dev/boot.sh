@@ -8,10 +8,10 @@
 # arguments naming paths in the project are rewritten to that place.
 # TCG runs both vCPUs on one host thread (reproducible) unless
 # --multi-thread gives each its own, as the test boots (dev/check.sh) and
-# throughput benchmarks use.  --kernel-arg adds ARG to the kernel command line.  The console
-# goes to the terminal and to
-# RESULTS/console.log.  TIMEOUT seconds (0: none) is a hard limit on the
-# whole boot.  Exits with COMMAND's status, or 124 on timeout.
+# throughput benchmarks use.  --kernel-arg adds ARG to the kernel command
+# line.  The console goes to the terminal and to RESULTS/console.log.
+# TIMEOUT seconds (0: none) is a hard limit on the whole boot.  Exits with
+# COMMAND's status, or 124 on timeout.
 set -euo pipefail
 
 usage() {
