@@ -10,7 +10,8 @@
  *
  *  - emulated: the effect of the instruction is computed here, on pt_regs
  *    and on the user stack (nops, push of a register, relative jmp, jcc,
- *    loop and call, ret).  No trap is needed.
+ *    loop and call, ret, and in 64-bit code a constant or a RIP-relative
+ *    address loaded into a register).  No trap is needed.
  *
  *  - run out of line without a step: an instruction whose only fixup is
  *    moving the ip back runs from the task's own XOL slot, followed by a
@@ -205,6 +206,12 @@ static bool uprobe_has_rex_w(struct insn *insn)
 {
 	return insn->rex_prefix.nbytes == 1 &&
 	       X86_REX_W(insn->rex_prefix.bytes[0]);
+}
+
+static bool uprobe_has_rex_r(struct insn *insn)
+{
+	return insn->rex_prefix.nbytes == 1 &&
+	       X86_REX_R(insn->rex_prefix.bytes[0]);
 }
 
 static u8 uprobe_modrm_reg(struct insn *insn)
@@ -421,6 +428,53 @@ static void uprobe_setup_push(struct arch_uprobe *aup, struct insn *insn, u16 op
 		aup->emul.push.size = 2;
 }
 
+/*
+ * mov $imm32, %r32; mov $imm64, %r64; mov $imm32, %r64 (sign-extended)
+ * and lea disp32(%rip), %r32/%r64, in 64-bit code with no prefix but REX:
+ * the destination gets a constant, or the address of the operand.  No
+ * flag changes.  A 32-bit destination is zero-extended.
+ */
+static void uprobe_setup_load(struct arch_uprobe *aup, struct insn *insn, u16 op)
+{
+	bool wide = uprobe_has_rex_w(insn);
+	unsigned int rm = X86_MODRM_RM(insn->modrm.bytes[0]);
+	unsigned int reg;
+	s64 val;
+
+	if (aup->ia32 || uprobe_prefixes(insn))
+		return;
+	switch (op) {
+	case 0xb8 ... 0xbf:
+		reg = op & 7;
+		val = wide ? ((u64)(u32)insn->immediate2.value << 32) |
+			     (u32)insn->immediate1.value :
+			     (u32)insn->immediate.value;
+		break;
+	case 0xc7:	/* mov $imm32, r/m: a register destination only */
+		if (X86_MODRM_MOD(insn->modrm.bytes[0]) != 3 || uprobe_modrm_reg(insn))
+			return;
+		reg = rm;
+		val = wide ? (s64)insn->immediate.value : (u32)insn->immediate.value;
+		break;
+	case 0x8d:
+		if (!insn_rip_relative(insn))
+			return;
+		reg = uprobe_modrm_reg(insn) + (uprobe_has_rex_r(insn) ? 8 : 0);
+		aup->emul.load.rip = true;
+		val = insn->displacement.value;
+		goto found;
+	default:
+		return;
+	}
+	if (uprobe_has_rex_b(insn))
+		reg += 8;
+found:
+	aup->kind = UPROBE_KIND_LOAD;
+	aup->emul.load.reg = uprobe_gpr_offset[reg];
+	aup->emul.load.val = val;
+	aup->emul.load.wide = wide;
+}
+
 static void uprobe_setup_branch(struct arch_uprobe *aup, struct insn *insn,
 				enum arch_uprobe_kind kind, u8 cond)
 {
@@ -477,6 +531,10 @@ static int uprobe_setup_emulation(struct arch_uprobe *aup, struct insn *insn)
 	}
 	if (op >= 0x50 && op <= 0x57) {
 		uprobe_setup_push(aup, insn, op);
+		return 0;
+	}
+	if ((op >= 0xb8 && op <= 0xbf) || op == 0xc7 || op == 0x8d) {
+		uprobe_setup_load(aup, insn, op);
 		return 0;
 	}
 	if (!uprobe_is_branch(op))
@@ -757,6 +815,18 @@ static bool uprobe_emulate_ret(struct arch_uprobe *aup, struct pt_regs *regs)
 	return true;
 }
 
+static void uprobe_emulate_load(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	unsigned long val = aup->emul.load.val;
+
+	regs->ip += aup->len;
+	if (aup->emul.load.rip)
+		val += regs->ip;
+	if (!aup->emul.load.wide)
+		val = (u32)val;
+	*uprobe_reg(regs, aup->emul.load.reg) = val;
+}
+
 static bool uprobe_emulate_kind(struct arch_uprobe *aup, struct pt_regs *regs)
 {
 	switch (aup->kind) {
@@ -779,6 +849,9 @@ static bool uprobe_emulate_kind(struct arch_uprobe *aup, struct pt_regs *regs)
 		return uprobe_emulate_call(aup, regs);
 	case UPROBE_KIND_RET:
 		return uprobe_emulate_ret(aup, regs);
+	case UPROBE_KIND_LOAD:
+		uprobe_emulate_load(aup, regs);
+		return true;
 	}
 	return false;
 }
@@ -788,10 +861,10 @@ static bool uprobe_emulate_kind(struct arch_uprobe *aup, struct pt_regs *regs)
  * @aup: the probed instruction
  * @regs: the task's registers, with regs->ip at the probed address
  *
- * NOP, JMP, JCC and LOOP always succeed.  PUSH, CALL and RET give up when
- * the user stack cannot be accessed (stepping the instruction then raises
- * the fault as the original would) and CALL and RET when the task has a
- * shadow stack.  A task being single-stepped gets its step trap.
+ * NOP, JMP, JCC, LOOP and LOAD always succeed.  PUSH, CALL and RET give
+ * up when the user stack cannot be accessed (stepping the instruction then
+ * raises the fault as the original would) and CALL and RET when the task
+ * has a shadow stack.  A task being single-stepped gets its step trap.
  *
  * Return: true if done (regs then point past the instruction), false if
  * the instruction must be stepped; @regs are unchanged then.
@@ -1204,6 +1277,7 @@ bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
 	case UPROBE_KIND_JMP:
 	case UPROBE_KIND_CALL:
 	case UPROBE_KIND_JCC:
+	case UPROBE_KIND_LOAD:
 		return true;
 	case UPROBE_KIND_STEP:
 		return aup->fixups == UPROBE_FIX_IP ||

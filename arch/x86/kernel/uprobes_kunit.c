@@ -33,6 +33,10 @@
  * @push_reg: PUSH: the expected register
  * @push_size: PUSH: the expected operand size
  * @ret_pop: RET: the expected number of bytes popped after the address
+ * @load_reg: LOAD: the expected destination
+ * @load_val: LOAD: the expected constant or displacement
+ * @load_rip: LOAD: whether the address of the next instruction is added
+ * @load_wide: LOAD: whether the result is 64-bit
  */
 struct uprobe_analysis_case {
 	const char *name;
@@ -49,6 +53,10 @@ struct uprobe_analysis_case {
 	u16 push_reg;
 	u8 push_size;
 	u16 ret_pop;
+	u16 load_reg;
+	s64 load_val;
+	bool load_rip;
+	bool load_wide;
 };
 
 #define FIX_IP		UPROBE_FIX_IP
@@ -83,6 +91,19 @@ struct uprobe_analysis_case {
 #define RET(_name, _len, _pop, _bytes)					\
 	{ .name = _name, .insn = _bytes, .kind = UPROBE_KIND_RET,	\
 	  .len = _len, .ret_pop = _pop }
+
+#define LOAD(_name, _len, _reg, _val, _wide, _bytes)			\
+	{ .name = _name, .insn = _bytes, .kind = UPROBE_KIND_LOAD,	\
+	  .len = _len, .fixups = FIX_IP, .load_reg = REG(_reg),		\
+	  .load_val = _val, .load_wide = _wide }
+
+/* A RIP-relative lea: emulated, and ready to be stepped through @_scratch. */
+#define LEA_RIP(_name, _len, _reg, _disp, _wide, _scratch, _bytes, _ixol) \
+	{ .name = _name, .insn = _bytes, .kind = UPROBE_KIND_LOAD,	\
+	  .len = _len, .fixups = FIX_IP | FIX_RIP,			\
+	  .scratch_reg = REG(_scratch), .check_ixol = true, .ixol = _ixol, \
+	  .load_reg = REG(_reg), .load_val = _disp, .load_rip = true,	\
+	  .load_wide = _wide }
 
 #define REFUSE(_name, _err, _bytes)					\
 	{ .name = _name, .insn = _bytes, .ret = _err }
@@ -179,8 +200,11 @@ static const struct uprobe_analysis_case uprobe_analysis_cases[] = {
 	     B(0x48, 0x81, 0xec, 0x00, 0x10, 0x00, 0x00)),
 	STEP("mov %fs:0x28,%rax", 9, FIX_IP,
 	     B(0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00)),
-	STEP("mov $imm64,%rax", 10, FIX_IP,
-	     B(0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8)),
+	STEP("mov $0x1234,%ax", 4, FIX_IP, B(0x66, 0xb8, 0x34, 0x12)),
+	STEP("fs mov $0x1234,%eax", 6, FIX_IP,
+	     B(0x64, 0xb8, 0x34, 0x12, 0x00, 0x00)),
+	STEP("movl $0x1,(%rax)", 6, FIX_IP,
+	     B(0xc7, 0x00, 0x01, 0x00, 0x00, 0x00)),
 	STEP("rep movsb", 2, FIX_IP, B(0xf3, 0xa4)),
 	STEP("ud2", 2, FIX_IP, B(0x0f, 0x0b)),
 	STEP("cpuid", 2, FIX_IP, B(0x0f, 0xa2)),
@@ -188,6 +212,24 @@ static const struct uprobe_analysis_case uprobe_analysis_cases[] = {
 	STEP("rdtscp", 3, FIX_IP, B(0x0f, 0x01, 0xf9)),
 	STEP("leave", 1, FIX_IP, B(0xc9)),
 	STEP("vzeroupper", 3, FIX_IP, B(0xc5, 0xf8, 0x77)),
+
+	/* constants and RIP-relative addresses loaded, emulated */
+	LOAD("mov $0x1234,%eax", 5, ax, 0x1234, false,
+	     B(0xb8, 0x34, 0x12, 0x00, 0x00)),
+	LOAD("mov $0xfffffffe,%r9d", 6, r9, 0xfffffffe, false,
+	     B(0x41, 0xb9, 0xfe, 0xff, 0xff, 0xff)),
+	LOAD("mov $imm64,%rax", 10, ax, 0x0807060504030201, true,
+	     B(0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8)),
+	LOAD("mov $-2,%r10", 7, r10, -2, true,
+	     B(0x49, 0xc7, 0xc2, 0xfe, 0xff, 0xff, 0xff)),
+	LOAD("movl $0x5,%ecx", 6, cx, 5, false,
+	     B(0xc7, 0xc1, 0x05, 0x00, 0x00, 0x00)),
+	LEA_RIP("lea 0x10(%rip),%rdi", 7, di, 0x10, true, si,
+		B(0x48, 0x8d, 0x3d, 0x10, 0x00, 0x00, 0x00),
+		B(0x48, 0x8d, 0xbe, 0x10, 0x00, 0x00, 0x00)),
+	LEA_RIP("lea -0x10(%rip),%r12d", 7, r12, -0x10, false, si,
+		B(0x44, 0x8d, 0x25, 0xf0, 0xff, 0xff, 0xff),
+		B(0x44, 0x8d, 0xa6, 0xf0, 0xff, 0xff, 0xff)),
 
 	/* indirect branches, stepped */
 	STEP("call *%rax", 2, FIX_CALL, B(0xff, 0xd0)),
@@ -216,9 +258,6 @@ static const struct uprobe_analysis_case uprobe_analysis_cases[] = {
 	RIPREL("mov %eax,-0x4(%rip)", 6, FIX_IP, si,
 	       B(0x89, 0x05, 0xfc, 0xff, 0xff, 0xff),
 	       B(0x89, 0x86, 0xfc, 0xff, 0xff, 0xff)),
-	RIPREL("lea 0x10(%rip),%rdi", 7, FIX_IP, si,
-	       B(0x48, 0x8d, 0x3d, 0x10, 0x00, 0x00, 0x00),
-	       B(0x48, 0x8d, 0xbe, 0x10, 0x00, 0x00, 0x00)),
 	RIPREL("cmp 0x10(%rip),%rax", 7, FIX_IP, si,
 	       B(0x48, 0x3b, 0x05, 0x10, 0x00, 0x00, 0x00),
 	       B(0x48, 0x3b, 0x86, 0x10, 0x00, 0x00, 0x00)),
@@ -350,6 +389,12 @@ static void uprobe_check_operands(struct kunit *test, struct arch_uprobe *aup,
 	case UPROBE_KIND_RET:
 		KUNIT_EXPECT_EQ(test, aup->emul.ret_pop, c->ret_pop);
 		break;
+	case UPROBE_KIND_LOAD:
+		KUNIT_EXPECT_EQ(test, aup->emul.load.reg, c->load_reg);
+		KUNIT_EXPECT_EQ(test, aup->emul.load.val, c->load_val);
+		KUNIT_EXPECT_EQ(test, aup->emul.load.rip, c->load_rip);
+		KUNIT_EXPECT_EQ(test, aup->emul.load.wide, c->load_wide);
+		break;
 	}
 }
 
@@ -410,6 +455,7 @@ static const struct uprobe_analysis_case uprobe_ia32_cases[] = {
 	STEP("aad", 2, FIX_IP, B(0xd5, 0x0a)),
 	STEP("push %es", 1, FIX_IP, B(0x06)),
 	STEP("mov %esp,%ebp", 2, FIX_IP, B(0x89, 0xe5)),
+	STEP("mov $0x1234,%eax", 5, FIX_IP, B(0xb8, 0x34, 0x12, 0x00, 0x00)),
 	STEP("mov 0x1234,%eax (absolute)", 6, FIX_IP,
 	     B(0x8b, 0x05, 0x34, 0x12, 0x00, 0x00)),
 	STEP("call *%eax", 2, FIX_CALL, B(0xff, 0xd0)),
@@ -558,6 +604,71 @@ static void uprobe_test_no_emulation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP);
 	KUNIT_EXPECT_EQ(test, regs.bp, 1UL);
 	KUNIT_EXPECT_EQ(test, regs.sp, 2UL);
+}
+
+/* Where a load is emulated: above 4 GB, to see 32-bit results cut. */
+#define TEST_HIGH_BP	0x7fff00401000UL
+#define TEST_POISON	0xa5a5a5a5a5a5a5a5UL
+
+/**
+ * struct uprobe_load_case - a register loaded by emulation
+ * @name: the instruction in AT&T syntax
+ * @insn: its bytes, at TEST_HIGH_BP
+ * @reg: the register it loads
+ * @val: the value expected there
+ */
+struct uprobe_load_case {
+	const char *name;
+	u8 insn[MAX_UINSN_BYTES];
+	u16 reg;
+	unsigned long val;
+};
+
+static const struct uprobe_load_case uprobe_load_cases[] = {
+	{ "mov $0x1234,%eax", B(0xb8, 0x34, 0x12, 0x00, 0x00), REG(ax), 0x1234 },
+	{ "mov $0xfffffffe,%r9d", B(0x41, 0xb9, 0xfe, 0xff, 0xff, 0xff), REG(r9),
+	  0xfffffffeUL },
+	{ "movabs $imm64,%r15", B(0x49, 0xbf, 1, 2, 3, 4, 5, 6, 7, 8), REG(r15),
+	  0x0807060504030201UL },
+	{ "mov $-2,%r10", B(0x49, 0xc7, 0xc2, 0xfe, 0xff, 0xff, 0xff), REG(r10),
+	  -2UL },
+	{ "movl $0x5,%esp", B(0xc7, 0xc4, 0x05, 0x00, 0x00, 0x00), REG(sp), 5 },
+	{ "lea -0x10(%rip),%rdi", B(0x48, 0x8d, 0x3d, 0xf0, 0xff, 0xff, 0xff),
+	  REG(di), TEST_HIGH_BP + 7 - 0x10 },
+	{ "lea 0x10(%rip),%r12d", B(0x44, 0x8d, 0x25, 0x10, 0x00, 0x00, 0x00),
+	  REG(r12), (u32)(TEST_HIGH_BP + 7 + 0x10) },
+};
+
+static void uprobe_load_case_desc(const struct uprobe_load_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(uprobe_load, uprobe_load_cases, uprobe_load_case_desc);
+
+/* The destination alone changes, and the ip moves past the instruction. */
+static void uprobe_test_emulation_load(struct kunit *test)
+{
+	const struct uprobe_load_case *c = test->param_value;
+	unsigned long flags = X86_EFLAGS_FIXED | X86_EFLAGS_IF | X86_EFLAGS_CF;
+	struct arch_uprobe aup = {};
+	struct pt_regs regs;
+	unsigned int i;
+
+	memcpy(aup.insn, c->insn, MAX_UINSN_BYTES);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, false), 0);
+	KUNIT_ASSERT_EQ(test, aup.kind, UPROBE_KIND_LOAD);
+	for (i = 0; i < ARRAY_SIZE(uprobe_gpr_offset); i++)
+		*uprobe_reg(&regs, uprobe_gpr_offset[i]) = TEST_POISON;
+	regs.ip = TEST_HIGH_BP;
+	regs.flags = flags;
+	KUNIT_ASSERT_TRUE(test, arch_uprobe_emulate(&aup, &regs));
+
+	KUNIT_EXPECT_EQ(test, regs.ip, TEST_HIGH_BP + aup.len);
+	KUNIT_EXPECT_EQ(test, regs.flags, flags);
+	for (i = 0; i < ARRAY_SIZE(uprobe_gpr_offset); i++)
+		KUNIT_EXPECT_EQ(test, *uprobe_reg(&regs, uprobe_gpr_offset[i]),
+				uprobe_gpr_offset[i] == c->reg ? c->val : TEST_POISON);
 }
 
 /*
@@ -748,6 +859,7 @@ static void uprobe_test_can_jump(struct kunit *test)
 {
 	struct arch_uprobe nop5 = { .insn = { 0x0f, 0x1f, 0x44, 0x00, 0x00 } };
 	struct arch_uprobe mov3 = { .insn = { 0x48, 0x89, 0xf8 } };
+	struct arch_uprobe movimm = { .insn = { 0xb8, 0x34, 0x12, 0x00, 0x00 } };
 	struct arch_uprobe callr = { .insn = { 0xff, 0x90, 0x10, 0x00, 0x00, 0x00 } };
 	struct arch_uprobe riprel = {
 		.insn = { 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00 },
@@ -757,10 +869,12 @@ static void uprobe_test_can_jump(struct kunit *test)
 	uprobe_stub_regs(&regs);
 	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&nop5, false), 0);
 	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&mov3, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&movimm, false), 0);
 	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&callr, false), 0);
 	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&riprel, false), 0);
 	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&nop5, &regs));
 	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&riprel, &regs));
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&movimm, &regs));
 	/* too short; and an indirect call, whose push needs a fixup */
 	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&mov3, &regs));
 	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&callr, &regs));
@@ -834,6 +948,7 @@ static struct kunit_case uprobe_analysis_test_cases[] = {
 	KUNIT_CASE(uprobe_test_xol_jmp_ia32),
 	KUNIT_CASE(uprobe_test_xol_direct_ia32),
 	KUNIT_CASE_PARAM(uprobe_test_emulation, uprobe_emul_gen_params),
+	KUNIT_CASE_PARAM(uprobe_test_emulation_load, uprobe_load_gen_params),
 	KUNIT_CASE(uprobe_test_no_emulation),
 	KUNIT_CASE(uprobe_test_xol_riprel),
 	KUNIT_CASE(uprobe_test_xol_jmp),

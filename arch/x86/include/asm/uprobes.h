@@ -29,6 +29,8 @@ typedef u8 uprobe_opcode_t;
  * @UPROBE_KIND_JCC: emulated: conditional jump rel8/rel32
  * @UPROBE_KIND_RET: emulated: ret and ret imm16
  * @UPROBE_KIND_LOOP: emulated: loop, loope, loopne and jrcxz
+ * @UPROBE_KIND_LOAD: emulated: a register loaded with a constant or a
+ *	RIP-relative address (mov $imm, lea disp(%rip); 64-bit code)
  */
 enum arch_uprobe_kind {
 	UPROBE_KIND_STEP,
@@ -39,6 +41,7 @@ enum arch_uprobe_kind {
 	UPROBE_KIND_JCC,
 	UPROBE_KIND_RET,
 	UPROBE_KIND_LOOP,
+	UPROBE_KIND_LOAD,
 };
 
 /* Fixups after a step in an XOL slot, or'ed in arch_uprobe.fixups. */
@@ -81,6 +84,12 @@ struct arch_uprobe {
 			u8 size;	/* PUSH: 8 (4 in 32-bit code), or 2 with 0x66 */
 		} push;
 		u16 ret_pop;		/* RET: the imm16 of ret imm16 */
+		struct {
+			s64 val;	/* LOAD: the constant, or the displacement */
+			u16 reg;	/* LOAD: offset in pt_regs */
+			bool rip;	/* LOAD: add the address of the next insn */
+			bool wide;	/* LOAD: 64-bit result, else zero-extended 32 */
+		} load;
 	} emul;
 };
 

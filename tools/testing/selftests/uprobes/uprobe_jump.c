@@ -3,9 +3,9 @@
  * uprobe_jump: probes that come in without the breakpoint trap.
  *
  * Ours gives a probed instruction of 5 bytes or more that it emulates (a
- * 5-byte nop, jmp rel32, call rel32, jcc rel32) or runs out of line
- * without a step (mov $imm32, RIP-relative lea and loads, sub $imm32 from
- * rsp, a load from %fs) a jump to a stub of its own once hit; the stub
+ * 5-byte nop, jmp rel32, call rel32, jcc rel32, mov $imm32, RIP-relative
+ * lea) or runs out of line without a step (RIP-relative loads, sub $imm32
+ * from rsp, a load from %fs) a jump to a stub of its own once hit; the stub
  * enters the kernel by the uprobe syscall (336), and runs a copy of an
  * instruction the kernel does not emulate.
  * What every kernel must do, checked on both: the probed code computes
