@@ -20,6 +20,8 @@
  *                             (first instruction push, or a 5-byte nop)
  *   threads.1, threads.2      one, then two threads (one per vCPU) hitting
  *                             one probe: ns per call of the aggregate rate
+ *   threads.nop5.1, .2        the same on a 5-byte nop (ours: through a stub,
+ *                             with no exception on the way)
  *   threads.64                64 threads on the two vCPUs hitting a probe
  *                             whose instruction runs out of line (mov)
  *   register.N, unregister.N  opening then closing N = 1000, 10000 probe
@@ -308,23 +310,32 @@ static void measure_threads(const char *name, int n, long (*fn)(long x), const i
 	}
 }
 
+/* measure_threads() with each of the @n thread counts @threads, named @names. */
+static void threads_on(long (*fn)(long x), const char *const *names, const int *threads,
+		       int n)
+{
+	int fds[2], i;
+
+	fds[0] = probe_open_on(fn, 0, 0);
+	fds[1] = probe_open_on(fn, 0, 1);
+	for (i = 0; i < n; i++)
+		measure_threads(names[i], threads[i], fn, fds);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 static void bench_threads(void)
 {
-	int fds[2];
+	static const char *const nop[] = { "threads.1", "threads.2" };
+	static const char *const nop5[] = { "threads.nop5.1", "threads.nop5.2" };
+	static const char *const many[] = { "threads.64" };
+	static const int one_two[] = { 1, 2 }, hitters[] = { HITTERS_MAX };
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		die("the threads cases need 2 CPUs");
-	fds[0] = probe_open_on(bench_nop, 0, 0);
-	fds[1] = probe_open_on(bench_nop, 0, 1);
-	measure_threads("threads.1", 1, bench_nop, fds);
-	measure_threads("threads.2", 2, bench_nop, fds);
-	close(fds[0]);
-	close(fds[1]);
-	fds[0] = probe_open_on(bench_mov, 0, 0);
-	fds[1] = probe_open_on(bench_mov, 0, 1);
-	measure_threads("threads.64", HITTERS_MAX, bench_mov, fds);
-	close(fds[0]);
-	close(fds[1]);
+	threads_on(bench_nop, nop, one_two, 2);
+	threads_on(bench_nop5, nop5, one_two, 2);
+	threads_on(bench_mov, many, hitters, 1);
 }
 
 /*

@@ -13,6 +13,9 @@ seconds, so such a value is scaled by REF / NS, REF being the fastest
 calibration of the whole run (both kernels): every time is then one at the
 fastest speed.  A note "projected" marks a total extrapolated from part of
 the work; its cell says so with a leading ~.
+
+After the table, for each pair of cases NAME.1 and NAME.2 (one thread, two
+threads), the scaling: the hits per second of two threads over one's.
 """
 import statistics
 import sys
@@ -55,6 +58,23 @@ def cell(case):
     return f"{mark}{median:.1f} ±{spread:.0f}%", median
 
 
+def median(case):
+    return statistics.median(case[1]) if case else None
+
+
+def scaling(kernel, name):
+    one, two = median(kernel.get(name + ".1")), median(kernel.get(name + ".2"))
+    return f"{one / two:.2f}" if one and two else "-"
+
+
+def print_scaling(upstream, ours, names):
+    for name in names:
+        if name.endswith(".2") and name[:-2] + ".1" in names:
+            base = name[:-2]
+            print(f"scaling, hits/s of {base}.2 over {base}.1:"
+                  f" upstream {scaling(upstream, base)}, ours {scaling(ours, base)}")
+
+
 def main():
     header, upstream_tsv, ours_tsv = sys.argv[1:4]
     up_rows, our_rows = load(upstream_tsv), load(ours_tsv)
@@ -70,6 +90,7 @@ def main():
         our, our_median = cell(ours.get(name))
         ratio = f"{our_median / up_median:.2f}" if up_median and our_median else "-"
         print(row.format(name, unit, up, our, ratio))
+    print_scaling(upstream, ours, names)
 
 
 if __name__ == "__main__":
