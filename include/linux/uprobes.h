@@ -273,7 +273,8 @@ bool uprobe_stub_step_trap(struct pt_regs *regs);
  * function just entered with @trampoline_vaddr: the old one, or -1UL.
  * arch_uretprobe_trampoline() gives the code at the trampoline of an mm
  * (of a 32-bit one if @ia32); a hit there comes back to the core as
- * uprobe_handle_trampoline().
+ * uprobe_handle_trampoline().  arch_uretprobe_leave() finishes the
+ * trampoline's way out, for a signal that comes then.
  */
 int arch_uprobe_analyze_insn(struct arch_uprobe *aup, bool ia32);
 bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs);
@@ -295,6 +296,7 @@ void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask);
 unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 						struct pt_regs *regs);
 const u8 *arch_uretprobe_trampoline(bool ia32, size_t *len);
+bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp);
 bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs);
 size_t arch_uprobe_stub_code(struct arch_uprobe *aup, unsigned long vaddr,
 			     unsigned long stub, u8 *code, size_t *copy_len);

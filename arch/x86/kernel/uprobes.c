@@ -1198,14 +1198,13 @@ struct uprobe_tramp_frame {
 #define UPROBE_RED_ZONE		128
 #define UPROBE_STUB_SYSCALL_END	16	/* offset just past the syscall */
 #define UPROBE_STUB_MOV_END	14	/* offset just past the mov to eax */
-#define UPROBE_STUB_RET		20	/* offset of the ret of the way out */
 
 /*
  * The stub, at a stub address: the pushes keep the red zone of a leaf
  * function intact, and sys_uprobe() finds what they saved at the stack
  * pointer, laid out as struct uprobe_tramp_frame.  The kernel comes back
  * just past the syscall with sysret when it can, to the way out: pops of
- * what it left below the red zone (struct uprobe_stub_exit_frame), and a
+ * what it left below the red zone (struct uprobe_exit_frame), and a
  * return to where the task goes on.  A copy of the instruction, if the
  * stub has one, follows at UPROBE_STUB_COPY.
  */
@@ -1223,28 +1222,101 @@ static const u8 uprobe_stub[] = {
 	0xc2, UPROBE_RED_ZONE, 0x00,	/* ret $UPROBE_RED_ZONE */
 };
 
-/* What the way out of a stub pops, lowest address first. */
-struct uprobe_stub_exit_frame {
+/*
+ * What a way out (of a stub, or of the trampoline) pops, lowest address
+ * first: pop %r11, pop %rcx, pop %rax, then a ret, which may skip the red
+ * zone too.
+ */
+struct uprobe_exit_frame {
 	unsigned long r11;
 	unsigned long cx;
 	unsigned long ax;
 	unsigned long ip;
 };
 
-/* How many words of the frame the way out has popped at each offset in it. */
-static int uprobe_stub_exit_popped(unsigned long offset)
+/* How many words of the frame a way out has popped @offset bytes into it. */
+static int uprobe_exit_popped(unsigned long offset)
 {
 	switch (offset) {
-	case UPROBE_STUB_SYSCALL_END:
+	case 0:
 		return 0;
-	case UPROBE_STUB_SYSCALL_END + 2:
+	case 2:
 		return 1;
-	case UPROBE_STUB_SYSCALL_END + 3:
+	case 3:
 		return 2;
-	case UPROBE_STUB_RET:
+	case 4:
 		return 3;
 	}
 	return -1;
+}
+
+/*
+ * For a signal that finds a task @offset bytes into a way out that skips
+ * @skip bytes: the registers and the ip become what the rest of the way
+ * out would make them, as if it had run.  False if @offset is not in the
+ * way out, or what is left of the frame could not be read: @regs are
+ * then unchanged.
+ */
+static bool uprobe_finish_exit(struct pt_regs *regs, unsigned long offset, unsigned long skip)
+{
+	struct uprobe_exit_frame frame;
+	unsigned long *word = (unsigned long *)&frame;
+	int popped = uprobe_exit_popped(offset);
+	size_t left;
+
+	if (popped < 0)
+		return false;
+	left = sizeof(frame) - popped * sizeof(*word);
+	if (copy_from_user(word + popped, (void __user *)regs->sp, left))
+		return false;
+	if (popped < 1)
+		regs->r11 = frame.r11;
+	if (popped < 2)
+		regs->cx = frame.cx;
+	if (popped < 3)
+		regs->ax = frame.ax;
+	regs->ip = frame.ip;
+	regs->sp += left + skip;
+	return true;
+}
+
+/*
+ * sysret costs less than iret, but can restore neither rcx nor r11.  So
+ * the task may return with sysret to a way out at @way_out, which pops
+ * rcx, r11, rax and the ip from the frame written here, @skip bytes below
+ * the stack pointer, and returns there.  Not for a task that is traced at
+ * syscall exit (the tracer would see the way out), whose flags sysret
+ * cannot restore, or with a shadow stack (the ret would pop it).
+ *
+ * Return: true if @regs now lead through the way out.
+ */
+static bool uprobe_exit_through(struct pt_regs *regs, unsigned long way_out,
+				unsigned long skip)
+{
+	struct uprobe_exit_frame __user *frame;
+	unsigned long sp = regs->sp - skip - sizeof(*frame);
+
+	if ((regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_RF)) || !user_64bit_mode(regs) ||
+	    regs->ip >= TASK_SIZE_MAX || shstk_is_enabled() ||
+	    (current_thread_info()->syscall_work & SYSCALL_WORK_EXIT))
+		return false;
+	frame = (void __user *)sp;
+	if (!user_write_access_begin(frame, sizeof(*frame)))
+		return false;
+	unsafe_put_user(regs->r11, &frame->r11, fault);
+	unsafe_put_user(regs->cx, &frame->cx, fault);
+	unsafe_put_user(regs->ax, &frame->ax, fault);
+	unsafe_put_user(regs->ip, &frame->ip, fault);
+	user_write_access_end();
+	regs->sp = sp;
+	regs->ip = way_out;
+	regs->cx = regs->ip;
+	regs->r11 = regs->flags;
+	return true;
+
+fault:
+	user_write_access_end();
+	return false;
 }
 
 /* How far each instruction of the stub has moved the stack pointer. */
@@ -1440,25 +1512,9 @@ bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
  */
 bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset)
 {
-	struct uprobe_stub_exit_frame frame;
-	unsigned long *word = (unsigned long *)&frame;
-	int popped = uprobe_stub_exit_popped(offset);
-	size_t left;
-
-	if (popped < 0)
+	if (offset < UPROBE_STUB_SYSCALL_END)
 		return false;
-	left = sizeof(frame) - popped * sizeof(*word);
-	if (copy_from_user(word + popped, (void __user *)regs->sp, left))
-		return false;
-	if (popped < 1)
-		regs->r11 = frame.r11;
-	if (popped < 2)
-		regs->cx = frame.cx;
-	if (popped < 3)
-		regs->ax = frame.ax;
-	regs->ip = frame.ip;
-	regs->sp += left + UPROBE_RED_ZONE;
-	return true;
+	return uprobe_finish_exit(regs, offset - UPROBE_STUB_SYSCALL_END, UPROBE_RED_ZONE);
 }
 
 /**
@@ -1466,39 +1522,14 @@ bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset)
  * @regs: the registers the task goes on with
  * @stub: the stub the task came through
  *
- * sysret costs less than iret, but can restore neither rcx nor r11.  So
- * the task returns with sysret to the stub's way out, which pops rcx, r11,
- * rax and the ip from below the red zone and returns there.  Not for a
- * task that is traced at syscall exit (the tracer would see the stub) or
- * whose flags sysret cannot restore.
+ * The way out pops what sysret cannot restore from below the red zone
+ * (uprobe_exit_through()).
  *
  * Return: true if @regs now lead through the way out.
  */
 bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub)
 {
-	struct uprobe_stub_exit_frame __user *frame;
-	unsigned long sp = regs->sp - UPROBE_RED_ZONE - sizeof(*frame);
-
-	if ((regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_RF)) || !user_64bit_mode(regs) ||
-	    regs->ip >= TASK_SIZE_MAX || (current_thread_info()->syscall_work & SYSCALL_WORK_EXIT))
-		return false;
-	frame = (void __user *)sp;
-	if (!user_write_access_begin(frame, sizeof(*frame)))
-		return false;
-	unsafe_put_user(regs->r11, &frame->r11, fault);
-	unsafe_put_user(regs->cx, &frame->cx, fault);
-	unsafe_put_user(regs->ax, &frame->ax, fault);
-	unsafe_put_user(regs->ip, &frame->ip, fault);
-	user_write_access_end();
-	regs->sp = sp;
-	regs->ip = stub + UPROBE_STUB_SYSCALL_END;
-	regs->cx = regs->ip;
-	regs->r11 = regs->flags;
-	return true;
-
-fault:
-	user_write_access_end();
-	return false;
+	return uprobe_exit_through(regs, stub + UPROBE_STUB_SYSCALL_END, UPROBE_RED_ZONE);
 }
 
 /*
@@ -1652,7 +1683,11 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
  * The trampoline, at the start of the XOL area.  A hijacked function
  * returns here; the syscall instruction clobbers rcx and r11 and the
  * syscall number goes in rax, so all three are saved on the stack first
- * and sys_uretprobe() puts them back.
+ * and sys_uretprobe() puts them back.  The kernel comes back with sysret
+ * when it can, to the way out just past the syscall: pops of what it
+ * left below the stack pointer (struct uprobe_exit_frame) and a return to
+ * the real return address.  Below the stack pointer of a function that
+ * just returned, nothing is live: the frames there were the callee's.
  */
 #define UPROBE_TRAMP_SYSCALL_END	11	/* offset just past the syscall */
 
@@ -1663,7 +1698,10 @@ static const u8 uprobe_trampoline[] = {
 	0xb8, __NR_uretprobe & 0xff,	/* mov $__NR_uretprobe, %eax */
 	__NR_uretprobe >> 8, 0x00, 0x00,
 	0x0f, 0x05,			/* syscall */
-	0x0f, 0x0b,			/* ud2: never reached */
+	0x41, 0x5b,			/* pop %r11 */
+	0x59,				/* pop %rcx */
+	0x58,				/* pop %rax */
+	0xc3,				/* ret */
 };
 
 /* 32-bit code has no syscall instruction to count on: it traps. */
@@ -1688,17 +1726,35 @@ const u8 *arch_uretprobe_trampoline(bool ia32, size_t *len)
 	return uprobe_trampoline;
 }
 
+/**
+ * arch_uretprobe_leave - take a task through the rest of the trampoline
+ * @regs: the task's registers
+ * @tramp: the trampoline's address
+ *
+ * For a signal that finds a task on the trampoline's way out: the
+ * registers and the ip become what the rest of the way out would make
+ * them, as if it had run.
+ *
+ * Return: true if the task was on the way out and now is past it.
+ */
+bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp)
+{
+	unsigned long way_out = tramp + UPROBE_TRAMP_SYSCALL_END;
+
+	if (regs->ip < way_out || !user_64bit_mode(regs))
+		return false;
+	return uprobe_finish_exit(regs, regs->ip - way_out, 0);
+}
+
 /*
  * Entered only from the trampoline.  Restores the registers the trampoline
  * saved, so that the return handlers see them (and the stack) as they were
  * just after the function's ret, with ip at the trampoline, then lets the
- * core run the handlers and send the task to the real return address.
+ * core run the handlers and send the task to the real return address,
+ * through the trampoline's way out (uprobe_exit_through()) or with iret.
  * The return value is what rax will hold: the function's, or what a
- * handler put there.  Any way back works: since ip is no longer the
- * syscall's return address, the kernel leaves with iret unless rcx and r11
- * happen to match ip and flags, when sysret restores exactly the same.
- * orig_ax = -1 keeps a return value like -ERESTARTSYS from being taken
- * for a syscall to restart.
+ * handler put there.  orig_ax = -1 keeps a return value like -ERESTARTSYS
+ * from being taken for a syscall to restart.
  */
 SYSCALL_DEFINE0(uretprobe)
 {
@@ -1714,6 +1770,7 @@ SYSCALL_DEFINE0(uretprobe)
 	regs->ip = tramp;
 
 	uprobe_handle_trampoline(regs);
+	uprobe_exit_through(regs, tramp + UPROBE_TRAMP_SYSCALL_END, 0);
 	return regs->ax;
 }
 #else
@@ -1724,6 +1781,11 @@ const u8 *arch_uretprobe_trampoline(bool ia32, size_t *len)
 {
 	*len = sizeof(uprobe_trampoline);
 	return uprobe_trampoline;
+}
+
+bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp)
+{
+	return false;
 }
 #endif /* CONFIG_X86_64 */
 

@@ -836,6 +836,10 @@ static void uprobe_test_trampoline(struct kunit *test)
 	/* the syscall instruction ends at UPROBE_TRAMP_SYSCALL_END */
 	KUNIT_EXPECT_EQ(test, code[UPROBE_TRAMP_SYSCALL_END - 2], 0x0f);
 	KUNIT_EXPECT_EQ(test, code[UPROBE_TRAMP_SYSCALL_END - 1], 0x05);
+	/* then the way out: pop %r11, pop %rcx, pop %rax, ret */
+	KUNIT_ASSERT_EQ(test, len, (size_t)UPROBE_TRAMP_SYSCALL_END + 5);
+	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_TRAMP_SYSCALL_END],
+				     "\x41\x5b\x59\x58\xc3", 5), 0);
 
 	/* 32-bit tasks return to an int3 */
 	code = arch_uretprobe_trampoline(true, &len);

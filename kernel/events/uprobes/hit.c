@@ -612,7 +612,9 @@ static bool own_slot_deny_signal(struct uprobe_task *utask, struct pt_regs *regs
  * the instruction itself trapped, or the signal is fatal, the step or copy
  * is given up first: the task is put back at the probed address, and the
  * signal delivered there.  A signal that finds the task at the jump back in
- * its own slot is delivered just past the probed instruction.
+ * its own slot is delivered just past the probed instruction; one that
+ * finds it on the way out of a stub or of the trampoline, where the way
+ * out leads.
  *
  * Return: true when signal delivery is to wait.
  */
@@ -623,6 +625,7 @@ bool uprobe_deny_signal(void)
 	struct pt_regs *regs = task_pt_regs(t);
 
 	leave_stub(regs);
+	leave_trampoline(regs);
 	if (!utask)
 		return false;
 	if (utask->state == UPROBE_TASK_STUB_STEPPING) {

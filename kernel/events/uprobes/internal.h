@@ -251,6 +251,7 @@ void free_return_instances(struct uprobe_task *utask, struct return_instance *ri
 void drop_return_instances(struct uprobe_task *utask, struct return_instance *keep);
 
 /* return.c */
+void leave_trampoline(struct pt_regs *regs);
 void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 		       unsigned long bp_vaddr);
 

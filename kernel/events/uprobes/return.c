@@ -115,6 +115,18 @@ static void run_ret_handlers(struct return_instance *ri, struct pt_regs *regs)
 	srcu_read_unlock(&uprobes_srcu, idx);
 }
 
+/*
+ * A signal that finds the task on the trampoline's way out, after the
+ * uretprobe syscall, is delivered as past it: at the real return address.
+ */
+void leave_trampoline(struct pt_regs *regs)
+{
+	unsigned long tramp = uprobe_get_trampoline_vaddr();
+
+	if (tramp != -1UL && instruction_pointer(regs) - tramp < UPROBE_XOL_SLOT_BYTES)
+		arch_uretprobe_leave(regs, tramp);
+}
+
 /**
  * uprobe_handle_trampoline - a probed function returned to the trampoline
  * @regs: the task's registers, with the stack as the function left it

@@ -22,12 +22,14 @@ long tail_b(long x);
  * uprobe_signals.c: sig_load(p) loads *p; sig_div(a, b) divides a by b,
  * the idiv at the label sig_div_insn; sig_inc(x) returns x + 1 with a lea;
  * sig_copy(d, s, n) copies n bytes with the rep movsb at sig_copy_insn.
- * None of them is emulated: each runs out of line.
+ * None of them is emulated: each runs out of line.  sig_return_address()
+ * returns its own return address.
  */
 long sig_load(const long *p);
 long sig_div(long a, long b);
 long sig_inc(long x);
 void sig_copy(void *dst, const void *src, unsigned long n);
+unsigned long sig_return_address(void);
 extern const unsigned char sig_div_insn[], sig_copy_insn[];
 
 /*

@@ -8,7 +8,10 @@
  * handler an address in the [uprobes] mapping, the loop's result is right,
  * and the probe counts exactly one hit per execution: a signal that comes
  * while the instruction runs out of line must not send the task back to
- * the breakpoint to report the same execution again.
+ * the breakpoint to report the same execution again.  The same storm over
+ * a function with a return probe: every return counted once, every result
+ * right, and no handler sees the task past the return trampoline's entry
+ * into the kernel (ours comes back out through the trampoline).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -60,6 +63,12 @@ asm(".pushsection .text\n"
 	"	rep movsb\n"
 	"	ret\n"
 	".size sig_copy, .-sig_copy\n"
+	".globl sig_return_address\n"
+	".type sig_return_address, @function\n"
+	"sig_return_address:\n"
+	"	mov (%rsp), %rax\n"
+	"	ret\n"
+	".size sig_return_address, .-sig_return_address\n"
 	".popsection\n");
 
 #define TIMER_TICKS	200		/* timer signals to take */
@@ -67,6 +76,9 @@ asm(".pushsection .text\n"
 #define STORM_CALLS	20000		/* probed calls under a signal storm */
 #define COPY_CALLS	200		/* probed rep movsb under a storm ... */
 #define COPY_BYTES	65536		/* ... of this many bytes each */
+/* The trampoline's bytes up to its syscall; past them, ours leaves. */
+#define TRAMP_ENTRY	11
+#define TRAMP_SLOT	64
 
 /* Written by the signal handlers; read with atomics, not volatile. */
 static sigjmp_buf escape;
@@ -74,6 +86,8 @@ static unsigned long sig_ip, sig_addr;
 static struct uprobes_maps xol;
 static long ticks, ticks_in_xol;
 static long storm_calls;	/* the target's probed calls so far */
+static unsigned long tramp;	/* where return probes return to */
+static long ticks_past_tramp;	/* signals taken past its entry */
 
 static void on_fault(int sig, siginfo_t *info, void *ctx)
 {
@@ -100,6 +114,17 @@ static void on_tick(int sig, siginfo_t *info, void *ctx)
 static void on_storm(int sig, siginfo_t *info, void *ctx)
 {
 	on_tick(sig, info, ctx);
+	sig_inc(0);
+}
+
+/* SIGUSR1 over a function with a return probe: where the task was. */
+static void on_return_storm(int sig, siginfo_t *info, void *ctx)
+{
+	unsigned long ip = ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
+
+	__atomic_fetch_add(&ticks, 1, __ATOMIC_RELAXED);
+	if (ip - tramp >= TRAMP_ENTRY && ip - tramp < TRAMP_SLOT)
+		__atomic_fetch_add(&ticks_past_tramp, 1, __ATOMIC_RELAXED);
 	sig_inc(0);
 }
 
@@ -140,6 +165,18 @@ static int probe(struct __test_metadata *_metadata, const void *addr)
 {
 	int fd = self_probe(addr);
 
+	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %d", fd);
+	return fd;
+}
+
+/* A counting return probe on @addr of this program, for this process. */
+static int retprobe(struct __test_metadata *_metadata, const void *addr)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(addr), 1, 0));
+	fd = perf_open(&attr, 0, -1);
 	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %d", fd);
 	return fd;
 }
@@ -284,6 +321,45 @@ TEST_F(sig, storm_in_rep_movsb_counts_once)
 	EXPECT_LT(0, taken);
 	EXPECT_EQ(0, __atomic_load_n(&ticks_in_xol, __ATOMIC_RELAXED));
 	EXPECT_EQ(COPY_CALLS + 1, perf_count(self->fd));
+}
+
+/*
+ * The storm over a function with a return probe, which each handler calls
+ * once more: every return is counted once and gives its result, and no
+ * handler finds the task past the trampoline's entry, where ours comes
+ * back from the kernel on its way to the real return address.  The
+ * trampoline's address is what a function with a return probe finds as
+ * its own return address.
+ */
+TEST_F(sig, storm_over_return_probe)
+{
+	struct signal_storm storm;
+	long i, sum = 0, taken;
+	int ret_fd;
+
+	ret_fd = retprobe(_metadata, sig_return_address);
+	tramp = sig_return_address();
+	close(ret_fd);
+	ASSERT_EQ(0, uprobes_maps_read(0, &xol));
+	ASSERT_TRUE(uprobes_maps_hold(&xol, tramp)) TH_LOG("returned to %#lx", tramp);
+	self->fd = retprobe(_metadata, sig_inc);
+	ASSERT_EQ(8, sig_inc(7));
+	ticks = 0;
+	ticks_past_tramp = 0;
+	ASSERT_EQ(0, catch(SIGUSR1, on_return_storm));
+	ASSERT_EQ(0, storm_start(&storm, &storm_calls));
+	for (i = 0; i < STORM_CALLS; i++) {
+		sum += sig_inc(i);
+		storm_call_done();
+	}
+	storm_stop(&storm);
+	taken = __atomic_load_n(&ticks, __ATOMIC_RELAXED);
+	TH_LOG("%ld signals, %lld returns for %ld calls, trampoline at %#lx", taken,
+	       perf_count(self->fd), STORM_CALLS + taken + 1, tramp);
+	EXPECT_EQ(STORM_CALLS * (STORM_CALLS + 1L) / 2, sum);
+	EXPECT_LT(0, taken);
+	EXPECT_EQ(0, __atomic_load_n(&ticks_past_tramp, __ATOMIC_RELAXED));
+	EXPECT_EQ(STORM_CALLS + taken + 1, perf_count(self->fd));
 }
 
 TEST_HARNESS_MAIN
