@@ -1198,14 +1198,16 @@ struct uprobe_tramp_frame {
 #define UPROBE_RED_ZONE		128
 #define UPROBE_STUB_SYSCALL_END	16	/* offset just past the syscall */
 #define UPROBE_STUB_MOV_END	14	/* offset just past the mov to eax */
+#define UPROBE_STUB_WAY_OUT	18	/* offset of the way out */
 
 /*
  * The stub, at a stub address: the pushes keep the red zone of a leaf
  * function intact, and sys_uprobe() finds what they saved at the stack
  * pointer, laid out as struct uprobe_tramp_frame.  The kernel comes back
- * just past the syscall with sysret when it can, to the way out: pops of
- * what it left below the red zone (struct uprobe_exit_frame), and a
- * return to where the task goes on.  A copy of the instruction, if the
+ * with sysret when it can, to the way out: pops of what it left below the
+ * red zone (struct uprobe_exit_frame), and a return to where the task goes
+ * on.  Between the syscall and the way out, a ud2 for a task whose syscall
+ * was skipped, as in the trampoline.  A copy of the instruction, if the
  * stub has one, follows at UPROBE_STUB_COPY.
  */
 static const u8 uprobe_stub[] = {
@@ -1216,6 +1218,7 @@ static const u8 uprobe_stub[] = {
 	0xb8, __NR_uprobe & 0xff,	/* mov $__NR_uprobe, %eax */
 	__NR_uprobe >> 8, 0x00, 0x00,
 	0x0f, 0x05,			/* syscall */
+	0x0f, 0x0b,			/* ud2: not after a syscall */
 	0x41, 0x5b,			/* pop %r11 */
 	0x59,				/* pop %rcx */
 	0x58,				/* pop %rax */
@@ -1319,11 +1322,11 @@ fault:
 	return false;
 }
 
-/* How far each instruction of the stub has moved the stack pointer. */
-static const u8 uprobe_stub_sp_moved[UPROBE_STUB_SYSCALL_END] = {
+/* How far the stub has moved the stack pointer, at each of its offsets. */
+static const u8 uprobe_stub_sp_moved[UPROBE_STUB_WAY_OUT] = {
 	[5] = UPROBE_RED_ZONE, [6] = UPROBE_RED_ZONE + 8,
 	[7 ... 8] = UPROBE_RED_ZONE + 16,
-	[9 ... UPROBE_STUB_SYSCALL_END - 1] = UPROBE_RED_ZONE + 24,
+	[9 ... UPROBE_STUB_WAY_OUT - 1] = UPROBE_RED_ZONE + 24,
 };
 
 /**
@@ -1334,15 +1337,17 @@ static const u8 uprobe_stub_sp_moved[UPROBE_STUB_SYSCALL_END] = {
  * The instruction must be emulated or run out of line without a step
  * (RIP-relative or not), and at least as long as the jump (so that no
  * other instruction starts under it), the task a 64-bit one that
- * no debugger steps (the step trap would come in the stub) and with no
- * shadow stack (a call emulated by the kernel would not update it).
+ * no debugger steps (the step trap would come in the stub), with no
+ * shadow stack (a call emulated by the kernel would not update it) and no
+ * syscall user dispatch (which would turn the stub's syscall into SIGSYS).
  *
  * Return: true if it may.
  */
 bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
 {
 	if (aup->len < UPROBE_JUMP_BYTES || !user_64bit_mode(regs) ||
-	    (regs->flags & X86_EFLAGS_TF) || shstk_is_enabled())
+	    (regs->flags & X86_EFLAGS_TF) || shstk_is_enabled() ||
+	    test_syscall_work(SYSCALL_USER_DISPATCH))
 		return false;
 	switch (aup->kind) {
 	case UPROBE_KIND_NOP:
@@ -1477,20 +1482,19 @@ void arch_uprobe_sync_mm(struct mm_struct *mm)
  * @regs: the task's registers, the ip in a stub
  * @offset: the ip's offset in the stub
  *
- * A signal that finds a task in a stub before its syscall is delivered as
- * if at the probed instruction: the stack pointer and rax go back to what
- * they were there (the rest the stub did not change).  The caller sets
- * the ip.
+ * A signal that finds a task in a stub before its syscall, or at the ud2
+ * after a syscall that was skipped, is delivered as if at the probed
+ * instruction: the stack pointer and rax go back to what they were there
+ * (the rest the stub did not change).  The caller sets the ip.
  *
- * Return: false if the ip is past the syscall (where no task of the stub
- * comes), or the stub's saved rax could not be read back: @regs are then
- * unchanged.
+ * Return: false if the ip is on the way out, or the stub's saved rax could
+ * not be read back: @regs are then unchanged.
  */
 bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
 {
 	struct uprobe_tramp_frame __user *frame = (void __user *)regs->sp;
 
-	if (offset >= UPROBE_STUB_SYSCALL_END)
+	if (offset >= UPROBE_STUB_WAY_OUT)
 		return false;
 	if (offset >= UPROBE_STUB_MOV_END && get_user(regs->ax, &frame->ax))
 		return false;
@@ -1512,9 +1516,9 @@ bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
  */
 bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset)
 {
-	if (offset < UPROBE_STUB_SYSCALL_END)
+	if (offset < UPROBE_STUB_WAY_OUT)
 		return false;
-	return uprobe_finish_exit(regs, offset - UPROBE_STUB_SYSCALL_END, UPROBE_RED_ZONE);
+	return uprobe_finish_exit(regs, offset - UPROBE_STUB_WAY_OUT, UPROBE_RED_ZONE);
 }
 
 /**
@@ -1529,7 +1533,7 @@ bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset)
  */
 bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub)
 {
-	return uprobe_exit_through(regs, stub + UPROBE_STUB_SYSCALL_END, UPROBE_RED_ZONE);
+	return uprobe_exit_through(regs, stub + UPROBE_STUB_WAY_OUT, UPROBE_RED_ZONE);
 }
 
 /*
@@ -1684,12 +1688,16 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
  * returns here; the syscall instruction clobbers rcx and r11 and the
  * syscall number goes in rax, so all three are saved on the stack first
  * and sys_uretprobe() puts them back.  The kernel comes back with sysret
- * when it can, to the way out just past the syscall: pops of what it
- * left below the stack pointer (struct uprobe_exit_frame) and a return to
- * the real return address.  Below the stack pointer of a function that
- * just returned, nothing is live: the frames there were the callee's.
+ * when it can, to the way out past the syscall: pops of what it left
+ * below the stack pointer (struct uprobe_exit_frame) and a return to the
+ * real return address.  Below the stack pointer of a function that just
+ * returned, nothing is live: the frames there were the callee's.  A ud2
+ * parts the syscall from the way out: a task whose syscall was skipped (by
+ * a tracer, or syscall user dispatch) gets SIGILL there, and never pops
+ * what the kernel did not write.
  */
 #define UPROBE_TRAMP_SYSCALL_END	11	/* offset just past the syscall */
+#define UPROBE_TRAMP_WAY_OUT		13	/* offset of the way out */
 
 static const u8 uprobe_trampoline[] = {
 	0x50,				/* push %rax */
@@ -1698,6 +1706,7 @@ static const u8 uprobe_trampoline[] = {
 	0xb8, __NR_uretprobe & 0xff,	/* mov $__NR_uretprobe, %eax */
 	__NR_uretprobe >> 8, 0x00, 0x00,
 	0x0f, 0x05,			/* syscall */
+	0x0f, 0x0b,			/* ud2: not after a syscall */
 	0x41, 0x5b,			/* pop %r11 */
 	0x59,				/* pop %rcx */
 	0x58,				/* pop %rax */
@@ -1739,7 +1748,7 @@ const u8 *arch_uretprobe_trampoline(bool ia32, size_t *len)
  */
 bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp)
 {
-	unsigned long way_out = tramp + UPROBE_TRAMP_SYSCALL_END;
+	unsigned long way_out = tramp + UPROBE_TRAMP_WAY_OUT;
 
 	if (regs->ip < way_out || !user_64bit_mode(regs))
 		return false;
@@ -1770,7 +1779,7 @@ SYSCALL_DEFINE0(uretprobe)
 	regs->ip = tramp;
 
 	uprobe_handle_trampoline(regs);
-	uprobe_exit_through(regs, tramp + UPROBE_TRAMP_SYSCALL_END, 0);
+	uprobe_exit_through(regs, tramp + UPROBE_TRAMP_WAY_OUT, 0);
 	return regs->ax;
 }
 #else

@@ -836,10 +836,11 @@ static void uprobe_test_trampoline(struct kunit *test)
 	/* the syscall instruction ends at UPROBE_TRAMP_SYSCALL_END */
 	KUNIT_EXPECT_EQ(test, code[UPROBE_TRAMP_SYSCALL_END - 2], 0x0f);
 	KUNIT_EXPECT_EQ(test, code[UPROBE_TRAMP_SYSCALL_END - 1], 0x05);
-	/* then the way out: pop %r11, pop %rcx, pop %rax, ret */
-	KUNIT_ASSERT_EQ(test, len, (size_t)UPROBE_TRAMP_SYSCALL_END + 5);
-	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_TRAMP_SYSCALL_END],
-				     "\x41\x5b\x59\x58\xc3", 5), 0);
+	/* a ud2, then the way out: pop %r11, pop %rcx, pop %rax, ret */
+	KUNIT_ASSERT_EQ(test, len, (size_t)UPROBE_TRAMP_WAY_OUT + 5);
+	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_TRAMP_SYSCALL_END], "\x0f\x0b", 2), 0);
+	KUNIT_EXPECT_EQ(test, UPROBE_TRAMP_WAY_OUT, UPROBE_TRAMP_SYSCALL_END + 2);
+	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_TRAMP_WAY_OUT], "\x41\x5b\x59\x58\xc3", 5), 0);
 
 	/* 32-bit tasks return to an int3 */
 	code = arch_uretprobe_trampoline(true, &len);
@@ -916,9 +917,12 @@ static void uprobe_test_stub_riprel(struct kunit *test)
 	len = arch_uprobe_stub_code(&aup, TEST_BP, TEST_STUB, code, &copy_len);
 	KUNIT_ASSERT_EQ(test, len, (size_t)UPROBE_STUB_COPY + 7 + UPROBE_JUMP_BYTES);
 	KUNIT_EXPECT_EQ(test, copy_len, (size_t)7);
-	/* the entry ends with the syscall */
+	/* the entry ends with the syscall, a ud2 parts it from the way out */
 	KUNIT_EXPECT_EQ(test, code[UPROBE_STUB_SYSCALL_END - 2], 0x0f);
 	KUNIT_EXPECT_EQ(test, code[UPROBE_STUB_SYSCALL_END - 1], 0x05);
+	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_STUB_SYSCALL_END], "\x0f\x0b", 2), 0);
+	KUNIT_EXPECT_EQ(test, UPROBE_STUB_WAY_OUT, UPROBE_STUB_SYSCALL_END + 2);
+	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_STUB_WAY_OUT], "\x41\x5b\x59\x58\xc2", 5), 0);
 	/* same opcode and ModRM, the displacement aimed at TEST_BP + 7 + 0x10 */
 	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_STUB_COPY], aup.insn, 3), 0);
 	disp = get_unaligned((s32 *)&code[UPROBE_STUB_COPY + 3]);

@@ -17,7 +17,7 @@ typedef u8 uprobe_opcode_t;
 #define UPROBE_XOL_SLOT_BYTES		64	/* one cache line per slot */
 #define UPROBE_JUMP_BYTES		5	/* jmp rel32 to a stub */
 #define UPROBE_STUB_BYTES		64	/* a stub, in a stub page */
-#define UPROBE_STUB_COPY		24	/* where a stub's copy begins */
+#define UPROBE_STUB_COPY		26	/* where a stub's copy begins */
 
 /**
  * enum arch_uprobe_kind - how a hit on the instruction is handled

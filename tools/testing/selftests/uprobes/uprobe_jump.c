@@ -18,7 +18,9 @@
  * only ours does: the jump is really there after the
  * first hit, it leads into the [uprobes] mapping, and it is gone, the
  * bytes as the file has them, when the probe goes; the uprobe syscall
- * called directly changes nothing and fails with ENXIO.
+ * called directly changes nothing and fails with ENXIO; a debugger that
+ * skips the uprobe or the uretprobe syscall sees the task stop with
+ * SIGILL, at the probed instruction or in the trampoline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,6 +45,7 @@
 #include "uprobe_util.h"
 
 #define NR_UPROBE	336
+#define NR_URETPROBE	335
 #define CALLS		2000
 #define STORM_CALLS	20000
 
@@ -716,6 +719,115 @@ TEST(fault_in_stub_seen_at_probe)
 	close(fd);
 	free(alt.ss_sp);
 	munmap(stack, 2 * page);
+}
+
+/* The traced child: one call to arm the jump, then one through the stub. */
+static void __noreturn skipping_child(void)
+{
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		_exit(2);
+	raise(SIGSTOP);
+	jump_nop(1);
+	raise(SIGSTOP);
+	jump_nop(2);
+	_exit(0);
+}
+
+/*
+ * Runs the stopped tracee @pid to its next signal, its syscalls numbered
+ * @nr skipped (orig_rax -1 at their entry stop), counted in @skipped.
+ * Return: the signal, 0 if the tracee exited, -1 on a ptrace error; its
+ * registers at the stop in @regs.
+ */
+static int run_skipping(pid_t pid, long nr, long *skipped, struct user_regs_struct *regs)
+{
+	bool entry = true;
+	int status;
+
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, PTRACE_O_TRACESYSGOOD))
+		return -1;
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, NULL) || waitpid(pid, &status, 0) != pid)
+			return -1;
+		if (!WIFSTOPPED(status))
+			return 0;
+		if (ptrace(PTRACE_GETREGS, pid, NULL, regs))
+			return -1;
+		if (WSTOPSIG(status) != (SIGTRAP | 0x80))
+			return WSTOPSIG(status);
+		if (entry && (long)regs->orig_rax == nr) {
+			regs->orig_rax = -1;
+			if (ptrace(PTRACE_SETREGS, pid, NULL, regs))
+				return -1;
+			(*skipped)++;
+		}
+		entry = !entry;
+	}
+}
+
+/*
+ * A child with a probe on jump_nop (a return probe if @ret), stopped
+ * before its second call, which a debugger runs with every syscall @nr
+ * skipped.  Return: the signal that stops the child next, its registers
+ * then in @regs, its [uprobes] mappings in @maps.
+ */
+static int skip_in_child(struct __test_metadata *_metadata, int ret, long nr,
+			 struct user_regs_struct *regs, struct uprobes_maps *maps)
+{
+	struct perf_event_attr attr;
+	long skipped = 0;
+	int status, sig, fd;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		skipping_child();
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(jump_nop), ret, 0));
+	fd = perf_open(&attr, pid, -1);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
+	sig = run_skipping(pid, nr, &skipped, regs);
+	EXPECT_EQ(0, uprobes_maps_read(pid, maps));
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(fd);
+	EXPECT_EQ(1, skipped);
+	return sig;
+}
+
+/*
+ * Ours: a debugger skips the uprobe syscall of a stub.  The task never
+ * runs the stub's way out, which would pop what the kernel did not write:
+ * it gets SIGILL, seen at the probed instruction.
+ */
+TEST(skipped_uprobe_syscall_stops_at_probe)
+{
+	struct user_regs_struct regs;
+	struct uprobes_maps maps;
+
+	if (engine_is_base())
+		SKIP(return, "the base has no uprobe syscall");
+	EXPECT_EQ(SIGILL, skip_in_child(_metadata, 0, NR_UPROBE, &regs, &maps));
+	EXPECT_EQ((unsigned long)jump_nop, regs.rip);
+}
+
+/*
+ * Ours: a debugger skips the uretprobe syscall of the return trampoline.
+ * The task gets SIGILL in the trampoline, and never runs its way out.
+ */
+TEST(skipped_uretprobe_syscall_stops_in_trampoline)
+{
+	struct user_regs_struct regs;
+	struct uprobes_maps maps;
+
+	if (engine_is_base())
+		SKIP(return, "the base's trampoline goes on after a skipped syscall");
+	EXPECT_EQ(SIGILL, skip_in_child(_metadata, 1, NR_URETPROBE, &regs, &maps));
+	EXPECT_TRUE(uprobes_maps_hold(&maps, regs.rip)) TH_LOG("stopped at %#llx", regs.rip);
 }
 
 /*
