@@ -210,12 +210,14 @@ void uprobe_notify_resume(struct pt_regs *regs);
 bool uprobe_deny_signal(void);
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
 unsigned long uprobe_get_trampoline_vaddr(void);
+bool uprobe_own_syscall(struct pt_regs *regs);
 
 /* What the core offers the architecture. */
 bool uprobe_pre_sstep_notifier(struct pt_regs *regs);
 bool uprobe_post_sstep_notifier(struct pt_regs *regs);
 void uprobe_handle_trampoline(struct pt_regs *regs);
 bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub);
+bool uprobe_is_stub(unsigned long addr);
 bool uprobe_stub_step_trap(struct pt_regs *regs);
 
 /*
@@ -409,6 +411,11 @@ static inline void uprobe_notify_resume(struct pt_regs *regs)
 }
 
 static inline bool uprobe_deny_signal(void)
+{
+	return false;
+}
+
+static inline bool uprobe_own_syscall(struct pt_regs *regs)
 {
 	return false;
 }

@@ -103,6 +103,7 @@
 #include <asm/processor.h>
 #include <asm/shstk.h>
 #include <asm/sync_core.h>
+#include <asm/syscall.h>
 #include <asm/text-patching.h>
 #include <asm/unistd.h>
 
@@ -1338,16 +1339,16 @@ static const u8 uprobe_stub_sp_moved[UPROBE_STUB_WAY_OUT] = {
  * (RIP-relative or not), and at least as long as the jump (so that no
  * other instruction starts under it), the task a 64-bit one that
  * no debugger steps (the step trap would come in the stub), with no
- * shadow stack (a call emulated by the kernel would not update it) and no
- * syscall user dispatch (which would turn the stub's syscall into SIGSYS).
+ * shadow stack (a call emulated by the kernel would not update it).
+ * Syscall user dispatch lets the stub's syscall through
+ * (uprobe_own_syscall()).
  *
  * Return: true if it may.
  */
 bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
 {
 	if (aup->len < UPROBE_JUMP_BYTES || !user_64bit_mode(regs) ||
-	    (regs->flags & X86_EFLAGS_TF) || shstk_is_enabled() ||
-	    test_syscall_work(SYSCALL_USER_DISPATCH))
+	    (regs->flags & X86_EFLAGS_TF) || shstk_is_enabled())
 		return false;
 	switch (aup->kind) {
 	case UPROBE_KIND_NOP:
@@ -1693,8 +1694,8 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
  * real return address.  Below the stack pointer of a function that just
  * returned, nothing is live: the frames there were the callee's.  A ud2
  * parts the syscall from the way out: a task whose syscall was skipped (by
- * a tracer, or syscall user dispatch) gets SIGILL there, and never pops
- * what the kernel did not write.
+ * a tracer) gets SIGILL there, and never pops what the kernel did not
+ * write.
  */
 #define UPROBE_TRAMP_SYSCALL_END	11	/* offset just past the syscall */
 #define UPROBE_TRAMP_WAY_OUT		13	/* offset of the way out */
@@ -1755,6 +1756,14 @@ bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp)
 	return uprobe_finish_exit(regs, regs->ip - way_out, 0);
 }
 
+/* Whether @regs are just past the trampoline's syscall. */
+static bool at_trampoline_syscall(struct pt_regs *regs)
+{
+	unsigned long tramp = uprobe_get_trampoline_vaddr();
+
+	return tramp != -1UL && regs->ip == tramp + UPROBE_TRAMP_SYSCALL_END;
+}
+
 /*
  * Entered only from the trampoline.  Restores the registers the trampoline
  * saved, so that the return handlers see them (and the stack) as they were
@@ -1768,9 +1777,9 @@ bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp)
 SYSCALL_DEFINE0(uretprobe)
 {
 	struct pt_regs *regs = current_pt_regs();
-	unsigned long tramp = uprobe_get_trampoline_vaddr();
+	unsigned long tramp = regs->ip - UPROBE_TRAMP_SYSCALL_END;
 
-	if (tramp == -1UL || regs->ip != tramp + UPROBE_TRAMP_SYSCALL_END) {
+	if (!at_trampoline_syscall(regs)) {
 		force_sig(SIGILL);
 		return -1;
 	}
@@ -1781,6 +1790,33 @@ SYSCALL_DEFINE0(uretprobe)
 	uprobe_handle_trampoline(regs);
 	uprobe_exit_through(regs, tramp + UPROBE_TRAMP_WAY_OUT, 0);
 	return regs->ax;
+}
+
+/**
+ * uprobe_own_syscall - is this syscall one that uprobes made?
+ * @regs: the registers at the syscall's entry
+ *
+ * The uprobe syscall of a stub and the uretprobe syscall of the trampoline
+ * are the kernel's own code in the process, which the program never
+ * wrote: syscall user dispatch lets them through, as it does the vDSO's
+ * sigreturn.  A dispatcher that got them as SIGSYS would not know them,
+ * and the task, sent back to the probed address, would come through the
+ * stub again.  Only the number the stub or the trampoline loads counts:
+ * a jump straight to their syscall with another number is dispatched.
+ *
+ * Return: true to let the syscall through.
+ */
+bool uprobe_own_syscall(struct pt_regs *regs)
+{
+	if (!user_64bit_mode(regs))
+		return false;
+	switch (syscall_get_nr(current, regs)) {
+	case __NR_uprobe:
+		return uprobe_is_stub(regs->ip - UPROBE_STUB_SYSCALL_END);
+	case __NR_uretprobe:
+		return at_trampoline_syscall(regs);
+	}
+	return false;
 }
 #else
 /* 32-bit kernels probe nothing (see arch_uprobe_analyze_insn()). */
@@ -1793,6 +1829,11 @@ const u8 *arch_uretprobe_trampoline(bool ia32, size_t *len)
 }
 
 bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp)
+{
+	return false;
+}
+
+bool uprobe_own_syscall(struct pt_regs *regs)
 {
 	return false;
 }

@@ -400,6 +400,19 @@ bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
 	return true;
 }
 
+/**
+ * uprobe_is_stub - does a stub of the current mm start at @addr?
+ * @addr: a user address
+ *
+ * Return: true if a stub handed out in the current mm starts at @addr.
+ */
+bool uprobe_is_stub(unsigned long addr)
+{
+	unsigned long offset;
+
+	return current->mm && stub_at(current->mm, addr, &offset) && !offset;
+}
+
 /* A breakpoint hit: the trap left the ip just past it. */
 static void handle_breakpoint(struct pt_regs *regs)
 {

@@ -13,14 +13,16 @@
  * zone intact; each call is one hit, under a signal storm too, and in a
  * forked child, and while the probe comes and goes under threads that hit
  * it, and in children forked and vforked while another thread hits
- * it; a debugger that single-steps over the probe sees the
+ * it, and in a thread that blocks its syscalls with syscall user
+ * dispatch; a debugger that single-steps over the probe sees the
  * instruction done in one step, and never an address in [uprobes].  What
  * only ours does: the jump is really there after the
  * first hit, it leads into the [uprobes] mapping, and it is gone, the
  * bytes as the file has them, when the probe goes; the uprobe syscall
  * called directly changes nothing and fails with ENXIO; a debugger that
  * skips the uprobe or the uretprobe syscall sees the task stop with
- * SIGILL, at the probed instruction or in the trampoline.
+ * SIGILL, at the probed instruction or in the trampoline; syscall user
+ * dispatch lets the trampoline's syscall through too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +34,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
@@ -48,6 +51,15 @@
 #define NR_URETPROBE	335
 #define CALLS		2000
 #define STORM_CALLS	20000
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH	59
+#define PR_SYS_DISPATCH_ON		1
+#endif
+#ifndef SYSCALL_DISPATCH_FILTER_BLOCK
+#define SYSCALL_DISPATCH_FILTER_ALLOW	0
+#define SYSCALL_DISPATCH_FILTER_BLOCK	1
+#endif
 
 asm(".pushsection .text\n"
 	".globl jump_nop\n"
@@ -828,6 +840,106 @@ TEST(skipped_uretprobe_syscall_stops_in_trampoline)
 		SKIP(return, "the base's trampoline goes on after a skipped syscall");
 	EXPECT_EQ(SIGILL, skip_in_child(_metadata, 1, NR_URETPROBE, &regs, &maps));
 	EXPECT_TRUE(uprobes_maps_hold(&maps, regs.rip)) TH_LOG("stopped at %#llx", regs.rip);
+}
+
+static char dispatch_selector;	/* read by the kernel at each syscall */
+static long dispatched;		/* syscalls turned into SIGSYS */
+
+/* A dispatcher that knows not the syscall fails it. */
+static void on_sigsys(int sig, siginfo_t *info, void *ctx)
+{
+	((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RAX] = -EPERM;
+	__atomic_add_fetch(&dispatched, 1, __ATOMIC_RELAXED);
+}
+
+static void select_syscalls(char how)
+{
+	__atomic_store_n(&dispatch_selector, how, __ATOMIC_RELEASE);
+}
+
+/*
+ * Turns syscall user dispatch on for this thread, with every syscall
+ * blocked but those of libc's return from a signal handler, as a
+ * program does that emulates another system's syscalls (Wine).  0 or -1.
+ */
+static int block_syscalls(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO }, old;
+
+	if (sigaction(SIGSYS, &sa, NULL) || sigaction(SIGSYS, NULL, &old) || !old.sa_restorer)
+		return -1;
+	select_syscalls(SYSCALL_DISPATCH_FILTER_BLOCK);
+	return prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+		     (unsigned long)old.sa_restorer, 16, &dispatch_selector);
+}
+
+/*
+ * In a child: @t probed (by a return probe if @ret) and called CALLS
+ * times, then CALLS times more with syscalls blocked.  Exits 0 if every
+ * call computed right and was one hit, and no syscall was dispatched; a
+ * child that loops on SIGSYS is killed by the alarm.
+ */
+static void __noreturn dispatching_child(const struct target *t, int ret)
+{
+	struct perf_event_attr attr;
+	long calls;
+	int fd;
+
+	alarm(20);
+	if (uprobe_perf_attr(&attr, self_path(), self_offset(t->probe_at), ret, 0))
+		_exit(10);
+	fd = perf_open(&attr, 0, -1);
+	if (fd < 0 || run(t, CALLS) != CALLS || block_syscalls())
+		_exit(11);
+	calls = run(t, CALLS);
+	select_syscalls(SYSCALL_DISPATCH_FILTER_ALLOW);
+	if (calls != CALLS)
+		_exit(1);
+	if (__atomic_load_n(&dispatched, __ATOMIC_RELAXED))
+		_exit(2);
+	_exit(perf_count(fd) == 2 * CALLS ? 0 : 3);
+}
+
+static void expect_dispatching_child(struct __test_metadata *_metadata,
+				     const struct target *t, int ret)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		dispatching_child(t, ret);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x: exit 1 a wrong result, 2 SIGSYS, 3 hits miscounted",
+		       status);
+	EXPECT_FALSE(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		TH_LOG("SIGSYS without end: the alarm ended the child");
+}
+
+/*
+ * A thread that blocks its syscalls with syscall user dispatch runs the
+ * probed code right, each call one hit, and is never sent SIGSYS for a
+ * syscall it did not make: ours lets the stubs' syscall through, as the
+ * kernel does the vDSO's sigreturn.
+ */
+TEST_F(jump, syscalls_blocked_by_user_dispatch)
+{
+	expect_dispatching_child(_metadata, &variant->t, 0);
+}
+
+/*
+ * Ours: the same for a return probe, whose trampoline's syscall is let
+ * through too.
+ */
+TEST(return_probe_with_syscalls_blocked_by_user_dispatch)
+{
+	static const struct target t = { jump_nop, jump_nop, plus1 };
+
+	if (engine_is_base())
+		SKIP(return, "the base dispatches its trampoline's syscall: SIGSEGV");
+	expect_dispatching_child(_metadata, &t, 1);
 }
 
 /*
