@@ -44,8 +44,10 @@ extern const unsigned char sig_div_insn[], sig_copy_insn[];
  * jump_movrip(x) = x + 7, sub $0x100 from rsp (imm32) in jump_subrsp(x) =
  * x + 4, and a load of the thread pointer from %fs:0 in jump_fs(x) = tp + x.
  * jump_on_stack(fn, x, sp) calls fn(x) with the stack pointer at sp.
+ * jump_never(x) = x + 1 starts with a push, which never jumps.
  */
 long jump_nop(long x);
+long jump_never(long x);
 long jump_on_stack(long (*fn)(long x), long x, unsigned long sp);
 long jump_redzone(long x);
 long jump_regs(long x);

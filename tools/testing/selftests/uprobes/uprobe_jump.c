@@ -22,7 +22,8 @@
  * called directly changes nothing and fails with ENXIO; a debugger that
  * skips the uprobe or the uretprobe syscall sees the task stop with
  * SIGILL, at the probed instruction or in the trampoline; syscall user
- * dispatch lets the trampoline's syscall through too.
+ * dispatch lets the trampoline's syscall through too, but no other
+ * syscall made at a stub's syscall instruction.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -69,6 +70,14 @@ asm(".pushsection .text\n"
 	"	lea 1(%rdi), %rax\n"
 	"	ret\n"
 	".size jump_nop, .-jump_nop\n"
+	".globl jump_never\n"
+	".type jump_never, @function\n"
+	"jump_never:\n"
+	"	push %rbp\n"
+	"	lea 1(%rdi), %rax\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size jump_never, .-jump_never\n"
 	".globl jump_redzone\n"
 	".type jump_redzone, @function\n"
 	"jump_redzone:\n"
@@ -860,11 +869,12 @@ static void select_syscalls(char how)
 /*
  * Turns syscall user dispatch on for this thread, with every syscall
  * blocked but those of libc's return from a signal handler, as a
- * program does that emulates another system's syscalls (Wine).  0 or -1.
+ * program does that emulates another system's syscalls (Wine); @handler
+ * gets their SIGSYS.  0 or -1.
  */
-static int block_syscalls(void)
+static int block_syscalls(void (*handler)(int sig, siginfo_t *info, void *ctx))
 {
-	struct sigaction sa = { .sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO }, old;
+	struct sigaction sa = { .sa_sigaction = handler, .sa_flags = SA_SIGINFO }, old;
 
 	if (sigaction(SIGSYS, &sa, NULL) || sigaction(SIGSYS, NULL, &old) || !old.sa_restorer)
 		return -1;
@@ -889,7 +899,7 @@ static void __noreturn dispatching_child(const struct target *t, int ret)
 	if (uprobe_perf_attr(&attr, self_path(), self_offset(t->probe_at), ret, 0))
 		_exit(10);
 	fd = perf_open(&attr, 0, -1);
-	if (fd < 0 || run(t, CALLS) != CALLS || block_syscalls())
+	if (fd < 0 || run(t, CALLS) != CALLS || block_syscalls(on_sigsys))
 		_exit(11);
 	calls = run(t, CALLS);
 	select_syscalls(SYSCALL_DISPATCH_FILTER_ALLOW);
@@ -931,15 +941,68 @@ TEST_F(jump, syscalls_blocked_by_user_dispatch)
 
 /*
  * Ours: the same for a return probe, whose trampoline's syscall is let
- * through too.
+ * through too.  The function starts with a push, which makes no jump: the
+ * trampoline's is the only syscall of ours on the way.
  */
 TEST(return_probe_with_syscalls_blocked_by_user_dispatch)
 {
-	static const struct target t = { jump_nop, jump_nop, plus1 };
+	static const struct target t = { jump_never, jump_never, plus1 };
 
 	if (engine_is_base())
 		SKIP(return, "the base dispatches its trampoline's syscall: SIGSEGV");
 	expect_dispatching_child(_metadata, &t, 1);
+}
+
+static sigjmp_buf dispatch_escape;
+static long dispatched_nr;
+
+static void on_sigsys_escape(int sig, siginfo_t *info, void *ctx)
+{
+	dispatched_nr = info->si_syscall;
+	select_syscalls(SYSCALL_DISPATCH_FILTER_ALLOW);
+	siglongjmp(dispatch_escape, 1);
+}
+
+/*
+ * In a child with syscalls blocked: a jump straight to the syscall
+ * instruction of jump_nop's stub, with getppid's number.  Exits 0 if that
+ * syscall was dispatched.
+ */
+static void __noreturn foreign_syscall_child(void)
+{
+	const unsigned char *stub, *insn;
+
+	alarm(20);
+	if (self_probe(jump_nop) < 0 || jump_nop(1) != 2)
+		_exit(10);
+	stub = (const unsigned char *)jump_target(jump_nop);
+	insn = stub ? memmem(stub, 32, "\x0f\x05", 2) : NULL;
+	if (!insn || block_syscalls(on_sigsys_escape))
+		_exit(11);
+	if (!sigsetjmp(dispatch_escape, 0))
+		asm volatile("jmp *%1" : : "a" ((long)SYS_getppid), "r" (insn) : "memory");
+	_exit(dispatched_nr == SYS_getppid ? 0 : 1);
+}
+
+/*
+ * Ours: only the uprobe syscall of a stub gets past syscall user
+ * dispatch; another syscall made by a jump to the stub's syscall
+ * instruction is dispatched.
+ */
+TEST(other_syscall_at_stub_is_dispatched)
+{
+	int status;
+	pid_t pid;
+
+	if (engine_is_base())
+		SKIP(return, "the base has no stubs");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		foreign_syscall_child();
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x: exit 1 not dispatched", status);
 }
 
 /*
