@@ -264,9 +264,11 @@ bool uprobe_stub_step_trap(struct pt_regs *regs);
  * UPROBE_STUB_COPY; a stub lies within arch_uprobe_stub_reach() bytes of
  * its probed address.  arch_uprobe_sync_mm() serializes the CPUs that
  * run an mm whose text changed.  arch_uprobe_stub_exit() sends a task
- * back out through its stub's own way out, when it can.
+ * back out through one of its stub's own ways out, when it can: the
+ * straight one, which leads to the copy or, with no copy, to the next
+ * instruction, or the other, which leads anywhere.
  * arch_uprobe_stub_unwind() undoes what a stub did before its syscall, and
- * arch_uprobe_stub_leave() finishes its way out, for a signal that comes
+ * arch_uprobe_stub_leave() finishes a way out, for a signal that comes
  * then.
  * arch_uprobe_step_copy() sets a task at a stub's copy to be stepped over
  * it, arch_uprobe_step_copy_end() undoes that.
@@ -307,9 +309,10 @@ unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr);
 unsigned long arch_uprobe_stub_reach(void);
 void arch_uprobe_sync_mm(struct mm_struct *mm);
 bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset);
-bool arch_uprobe_stub_enter(struct pt_regs *regs);
-bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub);
-bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset);
+bool arch_uprobe_stub_enter(struct pt_regs *regs, struct arch_uprobe_stub_saved *saved);
+bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
+			   const struct arch_uprobe_stub_saved *saved, unsigned long straight);
+bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned long straight);
 void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs);
 void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs);
 bool arch_uprobe_is_ia32(struct mm_struct *mm);

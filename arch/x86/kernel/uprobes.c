@@ -1200,16 +1200,22 @@ struct uprobe_tramp_frame {
 #define UPROBE_STUB_SYSCALL_END	16	/* offset just past the syscall */
 #define UPROBE_STUB_MOV_END	14	/* offset just past the mov to eax */
 #define UPROBE_STUB_WAY_OUT	18	/* offset of the way out */
+#define UPROBE_STUB_STRAIGHT	25	/* offset of the straight way out */
 
 /*
  * The stub, at a stub address: the pushes keep the red zone of a leaf
  * function intact, and sys_uprobe() finds what they saved at the stack
  * pointer, laid out as struct uprobe_tramp_frame.  The kernel comes back
- * with sysret when it can, to the way out: pops of what it left below the
- * red zone (struct uprobe_exit_frame), and a return to where the task goes
- * on.  Between the syscall and the way out, a ud2 for a task whose syscall
- * was skipped, as in the trampoline.  A copy of the instruction, if the
- * stub has one, follows at UPROBE_STUB_COPY.
+ * with sysret when it can, to one of two ways out.  When the hit left the
+ * registers the stub saved and the stack pointer as they were, and the
+ * task goes on to the copy or, with no copy, to the next instruction: the
+ * straight way out, which pops what the stub saved, moves the stack
+ * pointer back above the red zone and runs on into the copy, or into
+ * the jump to the next instruction that stands in its place.  The kernel
+ * writes nothing on the stack then.  Otherwise: the way out, which pops
+ * what the kernel left below the red zone (struct uprobe_exit_frame) and
+ * returns to where the task goes on.  Between the syscall and the ways
+ * out, a ud2 for a task whose syscall was skipped, as in the trampoline.
  */
 static const u8 uprobe_stub[] = {
 	0x48, 0x8d, 0x64, 0x24, 0x80,	/* lea -0x80(%rsp), %rsp */
@@ -1224,6 +1230,11 @@ static const u8 uprobe_stub[] = {
 	0x59,				/* pop %rcx */
 	0x58,				/* pop %rax */
 	0xc2, UPROBE_RED_ZONE, 0x00,	/* ret $UPROBE_RED_ZONE */
+	0x41, 0x5b,			/* straight: pop %r11 */
+	0x59,				/* pop %rcx */
+	0x58,				/* pop %rax */
+	0x48, 0x8d, 0xa4, 0x24,		/* lea UPROBE_RED_ZONE(%rsp), %rsp */
+	UPROBE_RED_ZONE, 0x00, 0x00, 0x00,
 };
 
 /*
@@ -1255,23 +1266,29 @@ static int uprobe_exit_popped(unsigned long offset)
 }
 
 /*
- * For a signal that finds a task @offset bytes into a way out that skips
- * @skip bytes: the registers and the ip become what the rest of the way
- * out would make them, as if it had run.  False if @offset is not in the
- * way out, or what is left of the frame could not be read: @regs are
- * then unchanged.
+ * For a signal that finds a task @offset bytes into a way out: the
+ * registers and the ip become what the rest of the way out would make
+ * them, as if it had run.  The way out pops struct uprobe_exit_frame,
+ * then skips @skip bytes; or, with @to not 0, pops what the stub saved
+ * (struct uprobe_tramp_frame), skips @skip bytes and goes on at @to.
+ * False if @offset is not in the way out, or what is left of the frame
+ * could not be read: @regs are then unchanged.
  */
-static bool uprobe_finish_exit(struct pt_regs *regs, unsigned long offset, unsigned long skip)
+static bool uprobe_finish_exit(struct pt_regs *regs, unsigned long offset, unsigned long skip,
+			       unsigned long to)
 {
-	struct uprobe_exit_frame frame;
+	struct uprobe_exit_frame frame = { .ip = to };
 	unsigned long *word = (unsigned long *)&frame;
+	size_t size = to ? sizeof(struct uprobe_tramp_frame) : sizeof(frame);
 	int popped = uprobe_exit_popped(offset);
 	size_t left;
 
+	BUILD_BUG_ON(offsetof(struct uprobe_exit_frame, ax) !=
+		     offsetof(struct uprobe_tramp_frame, ax));
 	if (popped < 0)
 		return false;
-	left = sizeof(frame) - popped * sizeof(*word);
-	if (copy_from_user(word + popped, (void __user *)regs->sp, left))
+	left = size - popped * sizeof(*word);
+	if (left && copy_from_user(word + popped, (void __user *)regs->sp, left))
 		return false;
 	if (popped < 1)
 		regs->r11 = frame.r11;
@@ -1285,12 +1302,32 @@ static bool uprobe_finish_exit(struct pt_regs *regs, unsigned long offset, unsig
 }
 
 /*
- * sysret costs less than iret, but can restore neither rcx nor r11.  So
- * the task may return with sysret to a way out at @way_out, which pops
- * rcx, r11, rax and the ip from the frame written here, @skip bytes below
- * the stack pointer, and returns there.  Not for a task that is traced at
- * syscall exit (the tracer would see the way out), whose flags sysret
- * cannot restore, or with a shadow stack (the ret would pop it).
+ * sysret costs less than iret, but can restore neither rcx nor r11: a
+ * task may return with it to a way out, which pops them.  Not a task that
+ * is traced at syscall exit (the tracer would see the way out), whose
+ * flags sysret cannot restore, or with a shadow stack (the ret of a way
+ * out would pop it).
+ */
+static bool uprobe_may_sysret(struct pt_regs *regs)
+{
+	return !(regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_RF)) && user_64bit_mode(regs) &&
+	       regs->ip < TASK_SIZE_MAX && !shstk_is_enabled() &&
+	       !(current_thread_info()->syscall_work & SYSCALL_WORK_EXIT);
+}
+
+/* Has the task leave with sysret to @way_out, with its stack pointer at @sp. */
+static void uprobe_sysret_to(struct pt_regs *regs, unsigned long way_out, unsigned long sp)
+{
+	regs->sp = sp;
+	regs->ip = way_out;
+	regs->cx = way_out;
+	regs->r11 = regs->flags;
+}
+
+/*
+ * Sends the task with sysret (uprobe_may_sysret()) to a way out at
+ * @way_out, which pops rcx, r11, rax and the ip from the frame written
+ * here, @skip bytes below the stack pointer, and returns there.
  *
  * Return: true if @regs now lead through the way out.
  */
@@ -1300,9 +1337,7 @@ static bool uprobe_exit_through(struct pt_regs *regs, unsigned long way_out,
 	struct uprobe_exit_frame __user *frame;
 	unsigned long sp = regs->sp - skip - sizeof(*frame);
 
-	if ((regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_RF)) || !user_64bit_mode(regs) ||
-	    regs->ip >= TASK_SIZE_MAX || shstk_is_enabled() ||
-	    (current_thread_info()->syscall_work & SYSCALL_WORK_EXIT))
+	if (!uprobe_may_sysret(regs))
 		return false;
 	frame = (void __user *)sp;
 	if (!user_write_access_begin(frame, sizeof(*frame)))
@@ -1312,10 +1347,7 @@ static bool uprobe_exit_through(struct pt_regs *regs, unsigned long way_out,
 	unsafe_put_user(regs->ax, &frame->ax, fault);
 	unsafe_put_user(regs->ip, &frame->ip, fault);
 	user_write_access_end();
-	regs->sp = sp;
-	regs->ip = way_out;
-	regs->cx = regs->ip;
-	regs->r11 = regs->flags;
+	uprobe_sysret_to(regs, way_out, sp);
 	return true;
 
 fault:
@@ -1396,8 +1428,9 @@ static bool uprobe_move_riprel(struct arch_uprobe *aup, u8 *copy,
  *
  * Every stub enters the kernel the same way: the kernel knows a stub's
  * probed address from the stub's address.  An instruction that is not
- * emulated follows at UPROBE_STUB_COPY, then a jump to the next original
- * instruction.
+ * emulated follows at UPROBE_STUB_COPY, where the straight way out leads,
+ * then a jump to the next original instruction; with no copy, the jump is
+ * at UPROBE_STUB_COPY.
  *
  * Return: the length of the code, or 0 when a RIP-relative operand is out
  * of reach from the copy.
@@ -1409,13 +1442,16 @@ size_t arch_uprobe_stub_code(struct arch_uprobe *aup, unsigned long vaddr,
 	u8 *copy = code + UPROBE_STUB_COPY;
 
 	BUILD_BUG_ON(__NR_uprobe > 0xffff);
-	BUILD_BUG_ON(sizeof(uprobe_stub) > UPROBE_STUB_COPY);
+	/* The straight way out runs on into the copy. */
+	BUILD_BUG_ON(sizeof(uprobe_stub) != UPROBE_STUB_COPY);
 	BUILD_BUG_ON(UPROBE_STUB_COPY + MAX_UINSN_BYTES + UPROBE_JUMP_BYTES > UPROBE_STUB_BYTES);
 	memset(code, INT3_INSN_OPCODE, UPROBE_STUB_BYTES);
 	memcpy(code, uprobe_stub, sizeof(uprobe_stub));
 	*copy_len = 0;
-	if (aup->kind != UPROBE_KIND_STEP)
-		return sizeof(uprobe_stub);
+	if (aup->kind != UPROBE_KIND_STEP) {
+		uprobe_put_jump(copy, at, vaddr + aup->len);
+		return UPROBE_STUB_COPY + UPROBE_JUMP_BYTES;
+	}
 	memcpy(copy, aup->insn, aup->len);
 	if ((aup->fixups & UPROBE_FIX_RIP_SCRATCH) && !uprobe_move_riprel(aup, copy, vaddr, at))
 		return 0;
@@ -1507,33 +1543,50 @@ bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
  * arch_uprobe_stub_leave - take a task through the rest of a stub's way out
  * @regs: the task's registers, the ip in a stub
  * @offset: the ip's offset in the stub
+ * @straight: where the stub's straight way out leads
  *
- * For a signal that finds a task on its way out of a stub: the registers
- * and the ip become what the rest of the way out would make them, as if
- * it had run.
+ * For a signal that finds a task on one of the ways out of a stub: the
+ * registers and the ip become what the rest of the way out would make
+ * them, as if it had run.
  *
- * Return: false if @offset is not on the way out, or what is left of the
+ * Return: false if @offset is not on a way out, or what is left of the
  * frame could not be read: @regs are then unchanged.
  */
-bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset)
+bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned long straight)
 {
+	if (offset >= UPROBE_STUB_STRAIGHT)
+		return offset < UPROBE_STUB_COPY &&
+		       uprobe_finish_exit(regs, offset - UPROBE_STUB_STRAIGHT, UPROBE_RED_ZONE,
+					  straight);
 	if (offset < UPROBE_STUB_WAY_OUT)
 		return false;
-	return uprobe_finish_exit(regs, offset - UPROBE_STUB_WAY_OUT, UPROBE_RED_ZONE);
+	return uprobe_finish_exit(regs, offset - UPROBE_STUB_WAY_OUT, UPROBE_RED_ZONE, 0);
 }
 
 /**
- * arch_uprobe_stub_exit - leave the kernel through a stub's way out
+ * arch_uprobe_stub_exit - leave the kernel through one of a stub's ways out
  * @regs: the registers the task goes on with
  * @stub: the stub the task came through
+ * @saved: what arch_uprobe_stub_enter() found the stub had saved
+ * @straight: where the stub's straight way out leads
  *
- * The way out pops what sysret cannot restore from below the red zone
+ * A task that goes on to @straight with what the stub saved and its stack
+ * pointer unchanged takes the straight way out, which pops what the stub
+ * saved, still on the stack: nothing is written there.  Another takes the
+ * way out, which pops what sysret cannot restore from below the red zone
  * (uprobe_exit_through()).
  *
- * Return: true if @regs now lead through the way out.
+ * Return: true if @regs now lead through a way out.
  */
-bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub)
+bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
+			   const struct arch_uprobe_stub_saved *saved, unsigned long straight)
 {
+	if (regs->ip == straight && regs->sp == saved->sp && regs->ax == saved->ax &&
+	    regs->cx == saved->cx && regs->r11 == saved->r11 && uprobe_may_sysret(regs)) {
+		uprobe_sysret_to(regs, stub + UPROBE_STUB_STRAIGHT,
+				 regs->sp - UPROBE_RED_ZONE - sizeof(struct uprobe_tramp_frame));
+		return true;
+	}
 	return uprobe_exit_through(regs, stub + UPROBE_STUB_WAY_OUT, UPROBE_RED_ZONE);
 }
 
@@ -1572,6 +1625,7 @@ fault:
 /**
  * arch_uprobe_stub_enter - put back what a stub saved before its syscall
  * @regs: the registers at the syscall of a stub
+ * @saved: set to what the stub saved, and the stack pointer before it
  *
  * The registers become what they were at the probed instruction, but for
  * the ip, which the core sets: what the stub saved is popped
@@ -1580,11 +1634,15 @@ fault:
  *
  * Return: false if the stack could not be read (the task gets SIGSEGV).
  */
-bool arch_uprobe_stub_enter(struct pt_regs *regs)
+bool arch_uprobe_stub_enter(struct pt_regs *regs, struct arch_uprobe_stub_saved *saved)
 {
 	if (!uprobe_pop_saved(regs))
 		return false;
 	regs->sp += UPROBE_RED_ZONE;
+	saved->ax = regs->ax;
+	saved->cx = regs->cx;
+	saved->r11 = regs->r11;
+	saved->sp = regs->sp;
 	return true;
 }
 
@@ -1639,17 +1697,18 @@ bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
 	return false;
 }
 
-bool arch_uprobe_stub_enter(struct pt_regs *regs)
+bool arch_uprobe_stub_enter(struct pt_regs *regs, struct arch_uprobe_stub_saved *saved)
 {
 	return false;
 }
 
-bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset)
+bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned long straight)
 {
 	return false;
 }
 
-bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub)
+bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
+			   const struct arch_uprobe_stub_saved *saved, unsigned long straight)
 {
 	return false;
 }
@@ -1753,7 +1812,7 @@ bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp)
 
 	if (regs->ip < way_out || !user_64bit_mode(regs))
 		return false;
-	return uprobe_finish_exit(regs, regs->ip - way_out, 0);
+	return uprobe_finish_exit(regs, regs->ip - way_out, 0, 0);
 }
 
 /* Whether @regs are just past the trampoline's syscall. */

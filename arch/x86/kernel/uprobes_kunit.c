@@ -923,6 +923,10 @@ static void uprobe_test_stub_riprel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_STUB_SYSCALL_END], "\x0f\x0b", 2), 0);
 	KUNIT_EXPECT_EQ(test, UPROBE_STUB_WAY_OUT, UPROBE_STUB_SYSCALL_END + 2);
 	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_STUB_WAY_OUT], "\x41\x5b\x59\x58\xc2", 5), 0);
+	/* the straight way out: pops, lea 128(%rsp),%rsp, falling into the copy */
+	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_STUB_STRAIGHT],
+				     "\x41\x5b\x59\x58\x48\x8d\xa4\x24\x80\0\0\0", 12), 0);
+	KUNIT_EXPECT_EQ(test, UPROBE_STUB_STRAIGHT + 12, UPROBE_STUB_COPY);
 	/* same opcode and ModRM, the displacement aimed at TEST_BP + 7 + 0x10 */
 	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_STUB_COPY], aup.insn, 3), 0);
 	disp = get_unaligned((s32 *)&code[UPROBE_STUB_COPY + 3]);
@@ -934,7 +938,10 @@ static void uprobe_test_stub_riprel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, len, (size_t)0);
 }
 
-/* A nop5 is emulated: its stub holds the entry only. */
+/*
+ * A nop5 is emulated: its stub holds no copy, and its straight way out
+ * leads to a jump to the next instruction.
+ */
 static void uprobe_test_stub_emulated(struct kunit *test)
 {
 	struct arch_uprobe aup = { .insn = { 0x0f, 0x1f, 0x44, 0x00, 0x00 } };
@@ -943,9 +950,51 @@ static void uprobe_test_stub_emulated(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, false), 0);
 	KUNIT_EXPECT_EQ(test, arch_uprobe_stub_code(&aup, TEST_BP, TEST_STUB, code, &copy_len),
-			sizeof(uprobe_stub));
+			(size_t)UPROBE_STUB_COPY + UPROBE_JUMP_BYTES);
 	KUNIT_EXPECT_EQ(test, copy_len, (size_t)0);
 	KUNIT_EXPECT_EQ(test, memcmp(code, uprobe_stub, sizeof(uprobe_stub)), 0);
+	KUNIT_EXPECT_EQ(test, arch_uprobe_jump_target(&code[UPROBE_STUB_COPY],
+						      TEST_STUB + UPROBE_STUB_COPY), TEST_BP + 5);
+}
+
+/* A stack pointer no way out's frame can be written below. */
+#define TEST_KERNEL_SP	0xffffc90000010000UL
+
+/*
+ * A hit that goes on to the straight way out's place with what the stub
+ * saved unchanged leaves by it, with nothing written; one that changed
+ * rax needs the other way out, whose frame cannot be written here: the
+ * registers are then left as they were.
+ */
+static void uprobe_test_stub_exit(struct kunit *test)
+{
+	struct arch_uprobe_stub_saved saved = {
+		.ax = 1, .cx = 2, .r11 = 3, .sp = TEST_KERNEL_SP,
+	};
+	struct pt_regs regs;
+
+	uprobe_stub_regs(&regs);
+	regs.ax = 1;
+	regs.cx = 2;
+	regs.r11 = 3;
+	regs.sp = TEST_KERNEL_SP;
+	regs.ip = TEST_BP + 5;
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_stub_exit(&regs, TEST_STUB, &saved, TEST_BP + 5));
+	KUNIT_EXPECT_EQ(test, regs.ip, TEST_STUB + UPROBE_STUB_STRAIGHT);
+	KUNIT_EXPECT_EQ(test, regs.cx, regs.ip);
+	KUNIT_EXPECT_EQ(test, regs.r11, regs.flags);
+	KUNIT_EXPECT_EQ(test, regs.sp, TEST_KERNEL_SP - UPROBE_RED_ZONE - 24);
+	KUNIT_EXPECT_EQ(test, regs.ax, 1UL);
+
+	uprobe_stub_regs(&regs);
+	regs.ax = 7;
+	regs.cx = 2;
+	regs.r11 = 3;
+	regs.sp = TEST_KERNEL_SP;
+	regs.ip = TEST_BP + 5;
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_stub_exit(&regs, TEST_STUB, &saved, TEST_BP + 5));
+	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP + 5);
+	KUNIT_EXPECT_EQ(test, regs.sp, TEST_KERNEL_SP);
 }
 #endif /* CONFIG_X86_64 */
 
@@ -968,6 +1017,7 @@ static struct kunit_case uprobe_analysis_test_cases[] = {
 	KUNIT_CASE(uprobe_test_jump),
 	KUNIT_CASE(uprobe_test_stub_riprel),
 	KUNIT_CASE(uprobe_test_stub_emulated),
+	KUNIT_CASE(uprobe_test_stub_exit),
 #endif
 	{}
 };

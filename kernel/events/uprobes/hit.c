@@ -383,6 +383,7 @@ static void handle_stub_hit(struct stub_site *site, struct pt_regs *regs, unsign
  */
 bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
 {
+	struct arch_uprobe_stub_saved saved;
 	struct uprobe_task *utask;
 	struct stub_site *site;
 	unsigned long offset;
@@ -390,13 +391,13 @@ bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
 	site = current->mm ? stub_at(current->mm, stub, &offset) : NULL;
 	if (!site || offset)
 		return false;
-	if (!arch_uprobe_stub_enter(regs))
+	if (!arch_uprobe_stub_enter(regs, &saved))
 		return true;
 	handle_stub_hit(site, regs, stub);
 	/* A step has its own way back; the rest goes out through the stub. */
 	utask = current->utask;
 	if (!utask || utask->state == UPROBE_TASK_RUNNING)
-		arch_uprobe_stub_exit(regs, stub);
+		arch_uprobe_stub_exit(regs, stub, &saved, stub_straight(site, stub));
 	return true;
 }
 

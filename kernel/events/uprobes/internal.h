@@ -112,6 +112,8 @@ struct xol_area {
 /**
  * struct stub_site - the probed place a stub serves
  * @vaddr: the probed address the stub was made for
+ * @next: the address of the instruction after it, where the stub's jump
+ *	back leads
  * @inode: the probed file (compared, never dereferenced)
  * @offset: the probed offset in @inode
  * @insn: the instruction the stub was made for
@@ -121,6 +123,7 @@ struct xol_area {
  */
 struct stub_site {
 	unsigned long vaddr;
+	unsigned long next;
 	struct inode *inode;
 	loff_t offset;
 	u8 insn[MAX_UINSN_BYTES];
@@ -235,6 +238,7 @@ int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn);
 bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr);
 void try_jump(struct uprobe *uprobe, unsigned long vaddr);
 unsigned long stub_source(struct stub_site *site, unsigned long stub);
+unsigned long stub_straight(struct stub_site *site, unsigned long stub);
 void leave_stub(struct pt_regs *regs);
 void dup_stub_pages(struct xol_area *old, struct xol_area *area);
 

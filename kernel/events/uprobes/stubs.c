@@ -217,6 +217,7 @@ static unsigned long add_stub(struct stub_page *sp, struct uprobe *uprobe, unsig
 	kunmap_local(kaddr);
 	flush_dcache_page(sp->page);
 	site->vaddr = vaddr;
+	site->next = vaddr + uprobe->arch.len;
 	site->inode = uprobe->inode;
 	site->offset = uprobe->offset;
 	memcpy(site->insn, uprobe->arch.insn, sizeof(site->insn));
@@ -448,12 +449,23 @@ unsigned long stub_source(struct stub_site *site, unsigned long stub)
 }
 
 /*
+ * Where the straight way out of @stub, which serves @site, leads: to the
+ * copy, or with none, to the jump to the next instruction, which stands
+ * for the jump's target here.
+ */
+unsigned long stub_straight(struct stub_site *site, unsigned long stub)
+{
+	return site->len ? stub + UPROBE_STUB_COPY : site->next;
+}
+
+/*
  * A task about to take a signal in a stub, before its syscall, is put back
  * at the probed address as it was there: the handler, a debugger or a
  * core dump never sees the stub, and the task goes through the jump again
- * after the handler.  One at the jump back after the stub's copy is put
- * just past the probed instruction.  (One at the copy is stepped over it
- * first: stub_copy_finish().)
+ * after the handler.  One on a way out is taken where the way out leads
+ * (arch_uprobe_stub_leave()), one at the jump back (after the copy, if
+ * the stub has one) just past the probed instruction.  (One at the copy
+ * is stepped over it first: stub_copy_finish().)
  */
 void leave_stub(struct pt_regs *regs)
 {
@@ -464,11 +476,11 @@ void leave_stub(struct pt_regs *regs)
 	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
 		return;
 	site = stub_at(mm, ip, &offset);
-	if (!site || arch_uprobe_stub_leave(regs, offset))
+	if (!site || arch_uprobe_stub_leave(regs, offset, stub_straight(site, ip - offset)))
 		return;
-	if (site->len && offset == UPROBE_STUB_COPY + site->len) {
-		/* At the jump back: the copy ran. */
-		instruction_pointer_set(regs, site->vaddr + site->len);
+	if (offset == UPROBE_STUB_COPY + site->len) {
+		/* At the jump back: the copy, if any, ran. */
+		instruction_pointer_set(regs, site->next);
 		return;
 	}
 	if (!arch_uprobe_stub_unwind(regs, offset))

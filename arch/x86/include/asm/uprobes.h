@@ -17,7 +17,7 @@ typedef u8 uprobe_opcode_t;
 #define UPROBE_XOL_SLOT_BYTES		64	/* one cache line per slot */
 #define UPROBE_JUMP_BYTES		5	/* jmp rel32 to a stub */
 #define UPROBE_STUB_BYTES		64	/* a stub, in a stub page */
-#define UPROBE_STUB_COPY		26	/* where a stub's copy begins */
+#define UPROBE_STUB_COPY		37	/* where a stub's copy begins */
 
 /**
  * enum arch_uprobe_kind - how a hit on the instruction is handled
@@ -108,6 +108,24 @@ struct arch_uprobe_task {
 	unsigned long saved_trap_nr;
 	bool saved_tf;
 	bool saved_blockstep;
+};
+
+/**
+ * struct arch_uprobe_stub_saved - what a stub saved, as its syscall found it
+ * @ax: rax at the probed instruction
+ * @cx: rcx there
+ * @r11: r11 there
+ * @sp: the stack pointer there
+ *
+ * The saved registers stay on the stack, below the red zone: a task whose
+ * hit left them and the stack pointer unchanged can pop them there
+ * (arch_uprobe_stub_exit()).
+ */
+struct arch_uprobe_stub_saved {
+	unsigned long ax;
+	unsigned long cx;
+	unsigned long r11;
+	unsigned long sp;
 };
 
 #endif /* _ASM_X86_UPROBES_H */
