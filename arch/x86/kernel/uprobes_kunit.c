@@ -960,6 +960,17 @@ static void uprobe_test_stub_emulated(struct kunit *test)
 /* A stack pointer no way out's frame can be written below. */
 #define TEST_KERNEL_SP	0xffffc90000010000UL
 
+/* A task past a nop5 at TEST_BP, with rax @ax, rcx 2 and r11 3. */
+static void uprobe_exit_regs(struct pt_regs *regs, unsigned long ax)
+{
+	uprobe_stub_regs(regs);
+	regs->ax = ax;
+	regs->cx = 2;
+	regs->r11 = 3;
+	regs->sp = TEST_KERNEL_SP;
+	regs->ip = TEST_BP + 5;
+}
+
 /*
  * A hit that goes on to the straight way out's place with what the stub
  * saved unchanged leaves by it, with nothing written; one that changed
@@ -973,12 +984,7 @@ static void uprobe_test_stub_exit(struct kunit *test)
 	};
 	struct pt_regs regs;
 
-	uprobe_stub_regs(&regs);
-	regs.ax = 1;
-	regs.cx = 2;
-	regs.r11 = 3;
-	regs.sp = TEST_KERNEL_SP;
-	regs.ip = TEST_BP + 5;
+	uprobe_exit_regs(&regs, 1);
 	KUNIT_EXPECT_TRUE(test, arch_uprobe_stub_exit(&regs, TEST_STUB, &saved, TEST_BP + 5));
 	KUNIT_EXPECT_EQ(test, regs.ip, TEST_STUB + UPROBE_STUB_STRAIGHT);
 	KUNIT_EXPECT_EQ(test, regs.cx, regs.ip);
@@ -986,12 +992,7 @@ static void uprobe_test_stub_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, regs.sp, TEST_KERNEL_SP - UPROBE_RED_ZONE - 24);
 	KUNIT_EXPECT_EQ(test, regs.ax, 1UL);
 
-	uprobe_stub_regs(&regs);
-	regs.ax = 7;
-	regs.cx = 2;
-	regs.r11 = 3;
-	regs.sp = TEST_KERNEL_SP;
-	regs.ip = TEST_BP + 5;
+	uprobe_exit_regs(&regs, 7);
 	KUNIT_EXPECT_FALSE(test, arch_uprobe_stub_exit(&regs, TEST_STUB, &saved, TEST_BP + 5));
 	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP + 5);
 	KUNIT_EXPECT_EQ(test, regs.sp, TEST_KERNEL_SP);
