@@ -386,10 +386,9 @@ bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
 	struct arch_uprobe_stub_saved saved;
 	struct uprobe_task *utask;
 	struct stub_site *site;
-	unsigned long offset;
 
-	site = current->mm ? stub_at(current->mm, stub, &offset) : NULL;
-	if (!site || offset)
+	site = current->mm ? stub_starting_at(current->mm, stub) : NULL;
+	if (!site)
 		return false;
 	if (!arch_uprobe_stub_enter(regs, &saved))
 		return true;
@@ -409,9 +408,7 @@ bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
  */
 bool uprobe_is_stub(unsigned long addr)
 {
-	unsigned long offset;
-
-	return current->mm && stub_at(current->mm, addr, &offset) && !offset;
+	return current->mm && stub_starting_at(current->mm, addr);
 }
 
 /* A breakpoint hit: the trap left the ip just past it. */

@@ -231,6 +231,16 @@ u8 xol_swap_byte(struct xol_area *area, unsigned long vaddr, u8 byte);
 /* stubs.c */
 struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
 			  unsigned long *offset);
+
+/* The site of the stub of @mm that starts at @addr, or NULL. */
+static inline struct stub_site *stub_starting_at(struct mm_struct *mm, unsigned long addr)
+{
+	unsigned long offset;
+	struct stub_site *site = stub_at(mm, addr, &offset);
+
+	return site && !offset ? site : NULL;
+}
+
 void free_stub_page(struct stub_page *sp);
 bool site_serves(struct stub_site *site, struct uprobe *uprobe, unsigned long vaddr);
 bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr);

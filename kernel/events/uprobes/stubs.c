@@ -277,13 +277,9 @@ static bool read_jump_bytes(struct mm_struct *mm, unsigned long vaddr, u8 *code)
 bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr)
 {
 	u8 code[UPROBE_JUMP_BYTES];
-	unsigned long offset;
-	struct stub_site *site;
 
-	if (!read_jump_bytes(mm, vaddr, code))
-		return false;
-	site = stub_at(mm, arch_uprobe_jump_target(code, vaddr), &offset);
-	return site && !offset;
+	return read_jump_bytes(mm, vaddr, code) &&
+	       stub_starting_at(mm, arch_uprobe_jump_target(code, vaddr));
 }
 
 /*
@@ -504,12 +500,11 @@ bool uprobe_stub_step_trap(struct pt_regs *regs)
 {
 	struct mm_struct *mm = current->mm;
 	struct stub_site *site;
-	unsigned long offset;
 
 	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
 		return false;
-	site = stub_at(mm, instruction_pointer(regs), &offset);
-	if (!site || offset)
+	site = stub_starting_at(mm, instruction_pointer(regs));
+	if (!site)
 		return false;
 	instruction_pointer_set(regs, site->vaddr + UPROBE_SWBP_INSN_SIZE);
 	set_thread_flag(TIF_UPROBE);
