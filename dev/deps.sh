@@ -9,6 +9,8 @@ packages=(
 	qemu-system-x86 linux-perf bpftrace stress-ng
 	# -m32 test programs: 32-bit tasks are probed too
 	gcc-multilib
+	# uprobe_jump runs a probed program under strace
+	strace
 	# the bcc peer suite, and the USDT probe of its target
 	bpfcc-tools systemtap-sdt-dev
 	# the base tree's BPF selftests (test_progs) and their libbpf

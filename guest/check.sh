@@ -33,6 +33,8 @@ suites=(
 	"uprobe_signals     ./uprobe_signals"
 	"uprobe_ia32        ./uprobe_ia32"
 	"uprobe_jump        ./uprobe_jump"
+	"uprobe_nojump      ./uprobe_nojump"
+	"uprobe_rseq        ./uprobe_rseq"
 	"uprobe_sandbox     ./uprobe_sandbox"
 	"uprobe_fuzz        ./uprobe_fuzz"
 	"uprobe_torture     ./uprobe_torture"

@@ -47,6 +47,10 @@ struct vm_area_struct;
  * @filter: says whether the consumer wants the probe armed in @mm; no
  *	filter means every mm.  Called with locks held: must not sleep on
  *	anything the probe's owner may hold.
+ * @no_jump: the probe is entered by its breakpoint only, never by a jump
+ *	to a stub, while this consumer is on it: for code that may branch
+ *	into the middle of the probed instruction (a jump rewrites its first
+ *	five bytes, the breakpoint only the first).
  * @cons_node: the probe's list of consumers; owned by the core.
  *
  * The handlers of one probe run in the order the consumers registered.
@@ -56,6 +60,7 @@ struct uprobe_consumer {
 	int (*ret_handler)(struct uprobe_consumer *self, unsigned long func,
 			   struct pt_regs *regs);
 	bool (*filter)(struct uprobe_consumer *self, struct mm_struct *mm);
+	bool no_jump;
 
 	struct list_head cons_node;
 };
@@ -211,6 +216,9 @@ bool uprobe_deny_signal(void);
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
 unsigned long uprobe_get_trampoline_vaddr(void);
 bool uprobe_own_syscall(struct pt_regs *regs);
+unsigned long uprobe_rseq_ip(struct pt_regs *regs);
+int uprobe_rseq_abort(struct pt_regs *regs);
+bool uprobe_syscall_entry(struct pt_regs *regs);
 
 /* What the core offers the architecture. */
 bool uprobe_pre_sstep_notifier(struct pt_regs *regs);
@@ -426,6 +434,21 @@ static inline bool uprobe_own_syscall(struct pt_regs *regs)
 static inline unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 {
 	return instruction_pointer(regs);
+}
+
+static inline unsigned long uprobe_rseq_ip(struct pt_regs *regs)
+{
+	return instruction_pointer(regs);
+}
+
+static inline int uprobe_rseq_abort(struct pt_regs *regs)
+{
+	return 0;
+}
+
+static inline bool uprobe_syscall_entry(struct pt_regs *regs)
+{
+	return false;
 }
 
 #endif /* CONFIG_UPROBES */

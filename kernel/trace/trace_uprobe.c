@@ -3,8 +3,8 @@
  * uprobe events: lines of uprobe_events (or dynamic_events) become ftrace
  * events that fire at an instruction of a user-space file.
  *
- *	p[:[GRP/]EVENT] PATH:OFFSET[%return][(REF_CTR_OFFSET)] [FETCHARGS]
- *	r[:[GRP/]EVENT] PATH:OFFSET[(REF_CTR_OFFSET)] [FETCHARGS]
+ *	p[:[GRP/]EVENT] PATH:OFFSET[%return][%nojump][(REF_CTR_OFFSET)] [FETCHARGS]
+ *	r[:[GRP/]EVENT] PATH:OFFSET[%nojump][(REF_CTR_OFFSET)] [FETCHARGS]
  *	-:[GRP/]EVENT [PATH:OFFSET [FETCHARGS]]
  *
  * One line makes one struct trace_uprobe: a place (the file, held by its
@@ -155,6 +155,7 @@ struct tu_place {
 	unsigned long	ref_ctr_offset;
 	int		ref_ctr_pos;	/* where the command has it, for errors */
 	bool		is_return;
+	bool		no_jump;	/* %nojump: the breakpoint only */
 };
 
 /* One hit, as the handlers pass it on to the writers of records. */
@@ -1241,6 +1242,7 @@ static struct trace_uprobe *alloc_trace_uprobe(const char *group, const char *ev
 	if (place->is_return)
 		tu->consumer.ret_handler = tu_return_handler;
 	tu->consumer.filter = tu_consumer_filter;
+	tu->consumer.no_jump = place->no_jump;
 	dyn_event_init(&tu->devent, &trace_uprobe_ops);
 
 	tu->path = place->path;
@@ -1412,13 +1414,38 @@ static int tu_lookup_file(const char *name, struct path *path)
 	return 0;
 }
 
+/* The %SUFFIXes after an offset, at @suffix in @spec (for errors). */
+static int tu_parse_suffixes(char *spec, char *suffix, struct tu_place *place)
+{
+	char *next;
+
+	while (suffix) {
+		*suffix++ = '\0';
+		next = strchr(suffix, '%');
+		if (next)
+			*next = '\0';
+		if (!strcmp(suffix, "return")) {
+			place->is_return = true;
+		} else if (!strcmp(suffix, "nojump")) {
+			place->no_jump = true;
+		} else {
+			trace_probe_log_err(suffix - 1 - spec, BAD_ADDR_SUFFIX);
+			return -EINVAL;
+		}
+		if (next)
+			*next = '%';
+		suffix = next;
+	}
+	return 0;
+}
+
 /*
- * OFFSET[%return][(REF_CTR_OFFSET)], at @off in @spec (a copy of the
- * command's PATH:OFFSET, which places the errors).
+ * OFFSET[%return][%nojump][(REF_CTR_OFFSET)], at @off in @spec (a copy of
+ * the command's PATH:OFFSET, which places the errors).
  */
 static int tu_parse_offset(char *spec, char *off, struct tu_place *place)
 {
-	char *brace, *close, *suffix;
+	char *brace, *close;
 
 	brace = strchr(off, '(');
 	if (brace) {
@@ -1439,15 +1466,8 @@ static int tu_parse_offset(char *spec, char *off, struct tu_place *place)
 			return -EINVAL;
 		}
 	}
-	suffix = strchr(off, '%');
-	if (suffix) {
-		if (strcmp(suffix, "%return")) {
-			trace_probe_log_err(suffix - spec, BAD_ADDR_SUFFIX);
-			return -EINVAL;
-		}
-		*suffix = '\0';
-		place->is_return = true;
-	}
+	if (tu_parse_suffixes(spec, strchr(off, '%'), place))
+		return -EINVAL;
 	if (kstrtoul(off, 0, &place->offset)) {
 		trace_probe_log_err(off - spec, BAD_UPROBE_OFFS);
 		return -EINVAL;
@@ -1619,14 +1639,20 @@ static int tu_dyn_free(struct dyn_event *ev)
 	return ret;
 }
 
-/* PATH:0xOFFSET[(0xREF)], as uprobe_events lists the place; kfree() it. */
+/*
+ * PATH:0xOFFSET[%nojump][(0xREF)], as uprobe_events lists the place;
+ * kfree() it.
+ */
 static char *tu_place_string(const struct trace_uprobe *tu)
 {
+	const char *flag = tu->consumer.no_jump ? "%nojump" : "";
+
 	if (tu->ref_ctr_offset)
-		return kasprintf(GFP_KERNEL, "%s:0x%0*lx(0x%lx)", tu->filename,
-				 (int)(sizeof(void *) * 2), tu->offset, tu->ref_ctr_offset);
-	return kasprintf(GFP_KERNEL, "%s:0x%0*lx", tu->filename,
-			 (int)(sizeof(void *) * 2), tu->offset);
+		return kasprintf(GFP_KERNEL, "%s:0x%0*lx%s(0x%lx)", tu->filename,
+				 (int)(sizeof(void *) * 2), tu->offset, flag,
+				 tu->ref_ctr_offset);
+	return kasprintf(GFP_KERNEL, "%s:0x%0*lx%s", tu->filename,
+			 (int)(sizeof(void *) * 2), tu->offset, flag);
 }
 
 /* "-:[GRP/]EVENT [PATH:OFFSET [ARGS]]": the rest as uprobe_events lists it. */

@@ -1661,6 +1661,24 @@ SYSCALL_DEFINE0(uprobe)
 		return -ENXIO;
 	return regs->ax;
 }
+
+/**
+ * uprobe_syscall_entry - the uprobe syscall, before the syscall-entry work
+ * @regs: the registers at the entry of syscall __NR_uprobe
+ *
+ * do_syscall_64() asks here first, with interrupts on: a syscall a stub of
+ * the mm made is its hit, handled at once; the task then leaves without
+ * the syscall-exit work, so that no tracer, seccomp filter, audit rule or
+ * syscall tracepoint sees it.  Any other is left to the syscall's own
+ * entry, where sys_uprobe() refuses it.
+ *
+ * Return: true if the syscall was a stub's, and is done.
+ */
+bool uprobe_syscall_entry(struct pt_regs *regs)
+{
+	return user_64bit_mode(regs) &&
+	       uprobe_stub_hit(regs, regs->ip - UPROBE_STUB_SYSCALL_END);
+}
 #else
 bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
 {
@@ -1709,6 +1727,11 @@ bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned
 
 bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
 			   const struct arch_uprobe_stub_saved *saved, unsigned long straight)
+{
+	return false;
+}
+
+bool uprobe_syscall_entry(struct pt_regs *regs)
 {
 	return false;
 }
@@ -1855,27 +1878,20 @@ SYSCALL_DEFINE0(uretprobe)
  * uprobe_own_syscall - is this syscall one that uprobes made?
  * @regs: the registers at the syscall's entry
  *
- * The uprobe syscall of a stub and the uretprobe syscall of the trampoline
- * are the kernel's own code in the process, which the program never
- * wrote: syscall user dispatch lets them through, as it does the vDSO's
- * sigreturn.  A dispatcher that got them as SIGSYS would not know them,
- * and the task, sent back to the probed address, would come through the
- * stub again.  Only the number the stub or the trampoline loads counts:
- * a jump straight to their syscall with another number is dispatched.
+ * The uretprobe syscall of the trampoline is the kernel's own code in the
+ * process, which the program never wrote: syscall user dispatch lets it
+ * through, as it does the vDSO's sigreturn.  A dispatcher that got it as
+ * SIGSYS would not know it.  Only the number the trampoline loads counts:
+ * a jump straight to its syscall with another number is dispatched, as is
+ * any syscall made at a stub's syscall instruction (the stub's own never
+ * comes this far: uprobe_syscall_entry() takes it before the entry work).
  *
  * Return: true to let the syscall through.
  */
 bool uprobe_own_syscall(struct pt_regs *regs)
 {
-	if (!user_64bit_mode(regs))
-		return false;
-	switch (syscall_get_nr(current, regs)) {
-	case __NR_uprobe:
-		return uprobe_is_stub(regs->ip - UPROBE_STUB_SYSCALL_END);
-	case __NR_uretprobe:
-		return at_trampoline_syscall(regs);
-	}
-	return false;
+	return user_64bit_mode(regs) && syscall_get_nr(current, regs) == __NR_uretprobe &&
+	       at_trampoline_syscall(regs);
 }
 #else
 /* 32-bit kernels probe nothing (see arch_uprobe_analyze_insn()). */

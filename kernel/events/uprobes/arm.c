@@ -424,10 +424,11 @@ void drop_delayed_of_mm(struct mm_struct *mm)
 /*
  * Arms @uprobe at @vaddr of @tb's mapping.  Already armed there (a
  * breakpoint is in place) is success: arming is idempotent, and counts
- * the SDT counter only when it writes the breakpoint.
+ * the SDT counter only when it writes the breakpoint.  For a consumer
+ * that wants no jump (@no_jump), a jump there is taken out.
  */
 static int install_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
-			      unsigned long vaddr)
+			      unsigned long vaddr, bool no_jump)
 {
 	struct vm_area_struct *vma = tb->vma;
 	struct mm_struct *mm = vma->vm_mm;
@@ -446,7 +447,7 @@ static int install_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 	if (err)
 		return err;
 	if (now == swbp || has_stub_jump(mm, vaddr))
-		return 0;
+		return no_jump ? take_jump_out(mm, vaddr, uprobe->arch.insn) : 0;
 	if (now != uprobe->arch.insn[0])
 		return -EBUSY;	/* the process changed its text there */
 	err = update_ref_ctr(uprobe, mm, 1);
@@ -506,8 +507,8 @@ struct map_site {
 
 /*
  * Lists in @sites (room for @max) the mappings of @inode's pages @first to
- * @last that are valid for @arming; the number there are, which may
- * exceed @max.
+ * @last that are valid for @arming (else for disarming); the number there
+ * are, which may exceed @max.
  */
 static int collect_sites(struct inode *inode, pgoff_t first, pgoff_t last, bool arming,
 			 struct map_site *sites, int max)
@@ -614,13 +615,39 @@ static bool arming_error_counts(int err)
 	return err && err != -EOPNOTSUPP && err != -EBUSY;
 }
 
+/* Does @op to @probe at @vaddr of @tb's mapping: 0 or -errno. */
+static int walk_one(struct batch_probe *probe, struct text_batch *tb, unsigned long vaddr,
+		    enum walk_op op)
+{
+	struct mm_struct *mm = tb->vma->vm_mm;
+	struct uprobe *uprobe = probe->uprobe;
+
+	switch (op) {
+	case WALK_ARM:
+		if (!consumer_wants(probe->uc, mm))
+			return 0;
+		return install_breakpoint(uprobe, tb, vaddr, probe->uc->no_jump);
+	case WALK_DISARM:
+		if (any_consumer_wants(uprobe, mm))
+			return 0;
+		return remove_breakpoint(uprobe, tb, vaddr);
+	case WALK_UNJUMP:
+		/* READY: arch.insn holds what the jump replaced. */
+		if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
+			return 0;
+		return take_jump_out(mm, vaddr, uprobe->arch.insn);
+	}
+	return 0;
+}
+
 /*
- * Arms or disarms, in the mapping @site, each of @probes (sorted by
- * offset) that it maps; the first error that counts, or 0.
+ * Does @op, in the mapping @site, to each of @probes (sorted by offset)
+ * that it maps; the first error that counts, or 0.
  */
 static int walk_site(struct map_site *site, struct batch_probe *probes, unsigned int n,
-		     bool arming)
+		     enum walk_op op)
 {
+	bool arming = op == WALK_ARM;
 	loff_t base = (loff_t)site->pgoff << PAGE_SHIFT;
 	struct mm_struct *mm = site->mm;
 	unsigned int i = first_probe_from(probes, n, base), end;
@@ -645,11 +672,7 @@ static int walk_site(struct map_site *site, struct batch_probe *probes, unsigned
 				continue;
 			text_batch_start(&tb, vma, end - i);
 		}
-		one = 0;
-		if (arming && consumer_wants(probes[i].uc, mm))
-			one = install_breakpoint(uprobe, &tb, vaddr);
-		else if (!arming && !any_consumer_wants(uprobe, mm))
-			one = remove_breakpoint(uprobe, &tb, vaddr);
+		one = walk_one(&probes[i], &tb, vaddr, op);
 		/* A process that cannot take the probe does not fail the rest. */
 		if (arming_error_counts(one) && !err)
 			err = one;
@@ -665,8 +688,7 @@ static int walk_site(struct map_site *site, struct batch_probe *probes, unsigned
  * @inode: the file
  * @probes: its probes, each with the consumer that comes (sorted here)
  * @n: their number
- * @arming: true: arm each probe where its consumer wants it; false:
- *	disarm each where no consumer wants it any more
+ * @op: see enum walk_op
  *
  * Each mapping is visited once for all the probes it maps, under one hold
  * of its mm's mmap_lock, with one serialization of the mm's CPUs for all
@@ -674,7 +696,8 @@ static int walk_site(struct map_site *site, struct batch_probe *probes, unsigned
  *
  * Return: 0, or the first error of arming that counts.
  */
-int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n, bool arming)
+int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n,
+	       enum walk_op op)
 {
 	struct map_site *sites;
 	int nsites, i, err = 0, one;
@@ -684,13 +707,13 @@ int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n, 
 	sort(probes, n, sizeof(*probes), cmp_batch_offset, NULL);
 	percpu_down_write(&dup_mmap_sem);
 	nsites = list_sites(inode, probes[0].uprobe->offset >> PAGE_SHIFT,
-			    probes[n - 1].uprobe->offset >> PAGE_SHIFT, arming, &sites);
+			    probes[n - 1].uprobe->offset >> PAGE_SHIFT, op == WALK_ARM, &sites);
 	if (nsites < 0) {
 		err = nsites;
 		goto unlock_dup;
 	}
 	for (i = 0; i < nsites; i++) {
-		one = walk_site(&sites[i], probes, n, arming);
+		one = walk_site(&sites[i], probes, n, op);
 		if (one && !err)
 			err = one;
 	}
@@ -710,7 +733,7 @@ int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc)
 
 	lockdep_assert_held_write(&uprobe->register_rwsem);
 
-	return walk_batch(uprobe->inode, &one, 1, !!uc);
+	return walk_batch(uprobe->inode, &one, 1, uc ? WALK_ARM : WALK_DISARM);
 }
 
 /* Disarms @uprobe in every vma of @mm where it is armed. */
@@ -810,7 +833,8 @@ int uprobe_mmap(struct vm_area_struct *vma)
 	text_batch_start(&tb, vma, n);
 	for (i = 0; i < n; i++) {
 		if (any_consumer_wants(list[i], vma->vm_mm))
-			install_breakpoint(list[i], &tb, offset_to_vaddr(vma, list[i]->offset));
+			install_breakpoint(list[i], &tb, offset_to_vaddr(vma, list[i]->offset),
+					   false);
 		put_uprobe(list[i]);
 	}
 	text_batch_end(&tb);

@@ -204,6 +204,61 @@ struct uprobe *find_uprobe_srcu(struct inode *inode, loff_t offset)
 	return uprobe;
 }
 
+/*
+ * Fills @list (room for @max) with the live probes, each with a reference;
+ * the number there are, which may exceed @max.
+ */
+static unsigned int collect_live_uprobes(struct uprobe **list, unsigned int max)
+{
+	struct uprobe *uprobe;
+	unsigned int i, n = 0;
+
+	rcu_read_lock();
+	for (i = 0; i < ARRAY_SIZE(uprobes_by_addr); i++) {
+		hlist_for_each_entry_rcu(uprobe, &uprobes_by_addr[i], addr_node) {
+			if (n < max) {
+				if (!try_get_uprobe(uprobe))
+					continue;
+				list[n] = uprobe;
+			}
+			n++;
+		}
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/* Drops the references of @n probes of @list, and frees it. */
+void put_uprobe_list(struct uprobe **list, unsigned int n)
+{
+	while (n--)
+		put_uprobe(list[n]);
+	kvfree(list);
+}
+
+/*
+ * The live probes, each with a reference, in a new array (*@listp) that
+ * the caller frees with put_uprobe_list(); their number, or -ENOMEM.
+ */
+int get_live_uprobes(struct uprobe ***listp)
+{
+	struct uprobe **list = NULL;
+	unsigned int max = 0, n;
+
+	for (;;) {
+		n = collect_live_uprobes(list, max);
+		if (n <= max)
+			break;
+		put_uprobe_list(list, max);
+		max = n + 16;
+		list = kvcalloc(max, sizeof(*list), GFP_KERNEL);
+		if (!list)
+			return -ENOMEM;
+	}
+	*listp = list;
+	return n;
+}
+
 static struct uprobe *alloc_uprobe(struct inode *inode, loff_t offset,
 				   loff_t ref_ctr_offset)
 {
@@ -598,7 +653,7 @@ static void remove_consumers(struct batch_probe *probes, unsigned int n)
 		for (run = 1; i + run < n; run++)
 			if (probes[i + run].uprobe->inode != probes[i].uprobe->inode)
 				break;
-		walk_batch(probes[i].uprobe->inode, probes + i, run, false);
+		walk_batch(probes[i].uprobe->inode, probes + i, run, WALK_DISARM);
 	}
 	for (i = 0; i < n; i++) {
 		uprobe = probes[i].uprobe;
@@ -648,7 +703,7 @@ int uprobe_register_batch(struct inode *inode, u32 cnt, uprobe_batch_fn item, vo
 		probes[i] = (struct batch_probe){ .uprobe = uprobe, .uc = one.uc };
 		*one.uprobe = uprobe;
 	}
-	err = walk_batch(inode, probes, cnt, true);
+	err = walk_batch(inode, probes, cnt, WALK_ARM);
 	if (err)
 		goto remove;
 	kvfree(probes);

@@ -635,6 +635,7 @@ bool uprobe_deny_signal(void)
 	struct uprobe_task *utask = t->utask;
 	struct pt_regs *regs = task_pt_regs(t);
 
+	jump_fault_report(regs);
 	leave_stub(regs);
 	leave_trampoline(regs);
 	if (!utask)
@@ -655,6 +656,116 @@ bool uprobe_deny_signal(void)
 		set_tsk_thread_flag(t, TIF_UPROBE);
 	}
 	return true;
+}
+
+/*
+ * Where a task in a stub stands in the probed code: the probed address
+ * before the stub's syscall, and at its copy (which has not run); past the
+ * probed instruction at the jump back; on a way out, where it leads.  0
+ * when the task is in no stub, or a way out could not be read.
+ */
+static unsigned long stub_origin(struct mm_struct *mm, struct pt_regs *regs)
+{
+	struct pt_regs left = *regs;
+	struct stub_site *site;
+	unsigned long offset;
+
+	if (!stub_at(mm, instruction_pointer(regs), &offset))
+		return 0;
+	/* On a copy of the registers: only where the task stands is asked. */
+	leave_stub(&left);
+	site = stub_at(mm, instruction_pointer(&left), &offset);
+	if (!site)
+		return instruction_pointer(&left);
+	return site->len && offset == UPROBE_STUB_COPY ? site->vaddr : 0;
+}
+
+/**
+ * uprobe_rseq_ip - where rseq is to see a task that may run code of ours
+ * @regs: the task's registers, on its way back to user mode
+ *
+ * A task in a stub, in an XOL slot or at a copy there runs that code on
+ * behalf of a probed instruction, which may lie in a restartable sequence:
+ * rseq must take it to be at the probed instruction, or past it once the
+ * copy has run, to abort the sequence when it was preempted, migrated or
+ * signalled there.  Reads; changes nothing.
+ *
+ * Return: that address, or the ip when the task runs none of our code.
+ */
+unsigned long uprobe_rseq_ip(struct pt_regs *regs)
+{
+	unsigned long ip = instruction_pointer(regs), origin;
+	struct uprobe_task *utask = current->utask;
+	struct mm_struct *mm = current->mm;
+
+	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
+		return ip;
+	if (utask && (utask_stepping(utask) || utask->state == UPROBE_TASK_STUB_STEPPING))
+		return ip == utask->xol_vaddr ? utask->bp_vaddr : ip;
+	origin = own_slot_origin(utask, ip) ?: stub_origin(mm, regs);
+	return origin ?: ip;
+}
+
+/*
+ * A task with a copy under way (a step, or a copy finishing for a held
+ * signal) gives it up for an rseq abort: true if it had one.
+ */
+static bool rseq_give_up_copy(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	unsigned long ip = instruction_pointer(regs);
+
+	switch (utask->state) {
+	case UPROBE_TASK_STEPPING:
+		utask_set_state(utask, UPROBE_TASK_STEP_ABANDON);
+		fallthrough;
+	case UPROBE_TASK_STEP_ABANDON:
+		/* Undone here: not again by uprobe_notify_resume(). */
+		clear_thread_flag(TIF_UPROBE);
+		handle_step(utask, regs);
+		return true;
+	case UPROBE_TASK_FINISHING:
+		own_slot_finished(utask, regs, ip == utask->own_slot + utask->own_len);
+		break;
+	case UPROBE_TASK_STUB_STEPPING:
+		stub_copy_stepped(utask, regs, false);
+		break;
+	default:
+		return false;
+	}
+	release_signals();
+	return true;
+}
+
+/**
+ * uprobe_rseq_abort - take a task out of our code for an rseq abort
+ * @regs: the task's registers, where uprobe_rseq_ip() saw a restartable
+ *	sequence that is to be aborted
+ *
+ * The registers become what they were where uprobe_rseq_ip() put the task:
+ * what a stub saved is popped, a step or copy under way is given up (with
+ * the signals it held released).  A copy that has not run does not run:
+ * its probe's handlers ran for an instruction that the abort undoes.  rseq
+ * then sets the ip to the sequence's abort handler.
+ *
+ * Return: 0, or -EFAULT when what the stub saved could not be read back.
+ */
+int uprobe_rseq_abort(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+	struct stub_site *site;
+	unsigned long offset;
+
+	if (utask && rseq_give_up_copy(utask, regs))
+		return 0;
+	leave_stub(regs);
+	site = stub_at(current->mm, instruction_pointer(regs), &offset);
+	if (site) {
+		if (!site->len || offset != UPROBE_STUB_COPY)
+			return -EFAULT;
+		instruction_pointer_set(regs, site->vaddr);
+	}
+	leave_own_slot(utask, regs);
+	return 0;
 }
 
 /**

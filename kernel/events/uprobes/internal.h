@@ -60,6 +60,9 @@ enum uprobe_insn_state {
  * @insn_err: why the instruction was refused
  * @ia32: @arch holds 32-bit code (probe_is_ia32()); armed only in mms
  *	that run 32-bit code
+ * @stub_refused: the instruction could not be copied into a stub (a
+ *	RIP-relative operand out of reach): no more tries to give the probe
+ *	a jump (set once, read locklessly)
  * @inode: the probed file (a reference is held)
  * @offset: the probed offset in @inode
  * @ref_ctr_offset: the SDT semaphore's offset in @inode, or 0
@@ -77,6 +80,7 @@ struct uprobe {
 	enum uprobe_insn_state insn_state;
 	int insn_err;
 	bool ia32;
+	bool stub_refused;
 	struct inode *inode;
 	loff_t offset;
 	loff_t ref_ctr_offset;
@@ -120,6 +124,7 @@ struct xol_area {
  * @len: the length of the stub's copy of it, 0 if it has none
  * @moved: mremap() moved the text at @vaddr since (set under mmap_lock
  *	for writing, never cleared): stub_source() must look for the jump
+ * @reported: bit 0: a fault inside the jump was logged (jump_fault_report())
  */
 struct stub_site {
 	unsigned long vaddr;
@@ -129,6 +134,7 @@ struct stub_site {
 	u8 insn[MAX_UINSN_BYTES];
 	u8 len;
 	bool moved;
+	unsigned long reported;
 };
 
 /**
@@ -196,6 +202,18 @@ struct batch_probe {
 	struct uprobe_consumer *uc;
 };
 
+/**
+ * enum walk_op - what a walk over a file's mappings does to its probes
+ * @WALK_DISARM: disarm each probe where no consumer wants it any more
+ * @WALK_ARM: arm each probe where its consumer wants it
+ * @WALK_UNJUMP: put the breakpoint back in place of each probe's jump
+ */
+enum walk_op {
+	WALK_DISARM,
+	WALK_ARM,
+	WALK_UNJUMP,
+};
+
 /* core.c */
 struct hlist_head *inode_bucket(struct inode *inode);
 struct uprobe *try_get_uprobe(struct uprobe *uprobe);
@@ -205,6 +223,8 @@ struct folio *get_file_folio(struct address_space *mapping, pgoff_t index,
 			     struct file *file);
 int prepare_insn(struct uprobe *uprobe, struct file *file, bool mm_ia32);
 bool any_consumer_wants(struct uprobe *uprobe, struct mm_struct *mm);
+int get_live_uprobes(struct uprobe ***listp);
+void put_uprobe_list(struct uprobe **list, unsigned int n);
 
 /* arm.c */
 bool valid_vm_flags(vm_flags_t flags, bool arming);
@@ -214,7 +234,8 @@ int read_mm_bytes(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t l
 int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf, size_t len);
 bool vma_maps(struct vm_area_struct *vma, struct inode *inode, loff_t offset);
 void drop_delayed_of_mm(struct mm_struct *mm);
-int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n, bool arming);
+int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n,
+	       enum walk_op op);
 int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm);
 
@@ -246,6 +267,7 @@ bool site_serves(struct stub_site *site, struct uprobe *uprobe, unsigned long va
 bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr);
 int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn);
 bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr);
+void jump_fault_report(struct pt_regs *regs);
 void try_jump(struct uprobe *uprobe, unsigned long vaddr);
 unsigned long stub_source(struct stub_site *site, unsigned long stub);
 unsigned long stub_straight(struct stub_site *site, unsigned long stub);

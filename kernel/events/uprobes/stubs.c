@@ -30,7 +30,12 @@
  * for the breakpoint (uprobe_stub_step_trap()).
  */
 
+#include <linux/sysctl.h>
+
 #include "internal.h"
+
+/* debug.uprobes-jumps: 0 takes every jump out, and gives no new one. */
+static int uprobe_jumps_on = 1;
 
 static vm_fault_t stub_fault(const struct vm_special_mapping *sm,
 			     struct vm_area_struct *vma, struct vm_fault *vmf);
@@ -242,6 +247,7 @@ static unsigned long get_stub(struct mm_struct *mm, struct xol_area *area,
 			      struct uprobe *uprobe, unsigned long vaddr)
 {
 	struct stub_page *sp, *room = NULL;
+	unsigned long stub;
 	unsigned int i;
 
 	mmap_assert_write_locked(mm);
@@ -263,7 +269,11 @@ static unsigned long get_stub(struct mm_struct *mm, struct xol_area *area,
 		area->no_stubs = true;
 		return 0;
 	}
-	return add_stub(room, uprobe, vaddr);
+	stub = add_stub(room, uprobe, vaddr);
+	/* Out of reach from here, it would be from any stub page near it. */
+	if (!stub)
+		WRITE_ONCE(uprobe->stub_refused, true);
+	return stub;
 }
 
 /* The UPROBE_JUMP_BYTES at @vaddr of @mm, if they are in one page. */
@@ -361,20 +371,48 @@ void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned lon
 }
 
 /*
- * Whether the architecture lets @uprobe have a jump at @vaddr, for the
- * task whose registers at the probed instruction are @regs.
+ * Whether @uprobe may have jumps: they are on (debug.uprobes-jumps), its
+ * instruction went into a stub where it was tried, and no consumer of it
+ * wants none.
+ */
+static bool jumps_wanted(struct uprobe *uprobe)
+{
+	struct uprobe_consumer *uc;
+	bool wanted = true;
+	int idx;
+
+	if (!READ_ONCE(uprobe_jumps_on) || READ_ONCE(uprobe->stub_refused))
+		return false;
+	idx = srcu_read_lock(&uprobes_srcu);
+	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
+				 srcu_read_lock_held(&uprobes_srcu)) {
+		if (uc->no_jump) {
+			wanted = false;
+			break;
+		}
+	}
+	srcu_read_unlock(&uprobes_srcu, idx);
+	return wanted;
+}
+
+/*
+ * Whether @uprobe may have a jump at @vaddr, for the task whose registers
+ * at the probed instruction are @regs.
  */
 bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr)
 {
 	/* The acquire pairs with the release that made the probe READY. */
 	return smp_load_acquire(&uprobe->insn_state) == INSN_READY &&
 	       arch_uprobe_can_jump(&uprobe->arch, regs) &&
-	       offset_in_page(vaddr) <= PAGE_SIZE - UPROBE_JUMP_BYTES;
+	       offset_in_page(vaddr) <= PAGE_SIZE - UPROBE_JUMP_BYTES &&
+	       jumps_wanted(uprobe);
 }
 
 /*
  * After a hit by the breakpoint at @vaddr, when may_jump(): gives @uprobe
- * a jump to a stub there if the mm has room.
+ * a jump to a stub there if the mm has room.  Whether jumps are wanted is
+ * asked again under mmap_lock, which every taking out of jumps holds: a
+ * jump is never written after the walk that was to take it out.
  */
 void try_jump(struct uprobe *uprobe, unsigned long vaddr)
 {
@@ -387,7 +425,8 @@ void try_jump(struct uprobe *uprobe, unsigned long vaddr)
 		return;
 	vma = vma_lookup(mm, vaddr);
 	if (vma && valid_vma(vma, true) && vma_maps(vma, uprobe->inode, uprobe->offset) &&
-	    offset_to_vaddr(vma, uprobe->offset) == vaddr && uprobe_is_live(uprobe))
+	    offset_to_vaddr(vma, uprobe->offset) == vaddr && uprobe_is_live(uprobe) &&
+	    jumps_wanted(uprobe))
 		write_jump(uprobe, mm, area, vaddr);
 	mmap_write_unlock(mm);
 }
@@ -531,3 +570,105 @@ void dup_stub_pages(struct xol_area *old, struct xol_area *area)
 	}
 	area->no_stubs = old->no_stubs;
 }
+
+/*
+ * A task about to take a fault's signal inside the bytes of a jump, past
+ * its first: code that branches into the middle of a probed instruction
+ * (an instruction hidden in another's immediate) ran the jump's bytes.
+ * That cannot be told at arming; it is told once per stub, here.
+ */
+void jump_fault_report(struct pt_regs *regs)
+{
+	unsigned long ip = instruction_pointer(regs), offset = 0;
+	struct mm_struct *mm = current->mm;
+	struct stub_site *site = NULL;
+	struct vm_area_struct *vma;
+	u8 code[UPROBE_JUMP_BYTES];
+	struct xol_area *area;
+	struct stub_page *sp;
+	unsigned int i;
+	sigset_t *pending = &current->pending.signal;
+
+	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
+		return;
+	if (!sigismember(pending, SIGILL) && !sigismember(pending, SIGSEGV) &&
+	    !sigismember(pending, SIGBUS) && !sigismember(pending, SIGTRAP))
+		return;
+	area = mm_xol_area(mm);
+	if (!area)
+		return;
+	rcu_read_lock();
+	list_for_each_entry_rcu(sp, &area->stub_pages, node) {
+		for (i = 0; i < smp_load_acquire(&sp->used) && !site; i++) {
+			offset = ip - sp->sites[i].vaddr;
+			if (offset && offset < UPROBE_JUMP_BYTES)
+				site = &sp->sites[i];
+		}
+	}
+	rcu_read_unlock();
+	if (!site || test_and_set_bit(0, &site->reported) ||
+	    copy_from_user(code, (void __user *)site->vaddr, sizeof(code)) ||
+	    !stub_starting_at(mm, arch_uprobe_jump_target(code, site->vaddr)))
+		return;
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, site->vaddr);
+	if (vma && vma->vm_file)
+		pr_warn_ratelimited("uprobes: pid %d (%s): a fault at 0x%lx, %lu bytes into the jump that stands for the probe on %pD at 0x%llx: the program branches into the probed instruction; debug.uprobes-jumps=0, or a probe without jumps, keeps its bytes\n",
+				    current->pid, current->comm, ip, offset, vma->vm_file,
+				    site->offset);
+	mmap_read_unlock(mm);
+}
+
+/*
+ * Puts the breakpoint back in place of every jump, in every process: the
+ * probes stay, entered by their breakpoints.
+ */
+static void all_jumps_out(void)
+{
+	struct batch_probe one = { };
+	struct uprobe **list;
+	int n, i;
+
+	n = get_live_uprobes(&list);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		one.uprobe = list[i];
+		walk_batch(list[i]->inode, &one, 1, WALK_UNJUMP);
+	}
+	put_uprobe_list(list, n);
+}
+
+static DEFINE_MUTEX(jumps_sysctl_mutex);
+
+static int jumps_sysctl(const struct ctl_table *table, int write, void *buffer,
+			size_t *lenp, loff_t *ppos)
+{
+	int err;
+
+	mutex_lock(&jumps_sysctl_mutex);
+	err = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	if (!err && write && !READ_ONCE(uprobe_jumps_on))
+		all_jumps_out();
+	mutex_unlock(&jumps_sysctl_mutex);
+	return err;
+}
+
+static struct ctl_table jumps_table[] = {
+	{
+		.procname	= "uprobes-jumps",
+		.data		= &uprobe_jumps_on,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= jumps_sysctl,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+
+static int __init jumps_sysctl_init(void)
+{
+	register_sysctl("debug", jumps_table);
+	return 0;
+}
+late_initcall(jumps_sysctl_init);

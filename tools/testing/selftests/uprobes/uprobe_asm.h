@@ -62,6 +62,36 @@ long jump_fs(long x);
 extern const unsigned char jump_redzone_insn[], jump_regs_insn[], jump_jcc_insn[];
 
 /*
+ * uprobe_jump.c: jump_keep_NAME() loads the 15 general registers but rsp,
+ * the flags, xmm0 and xmm15 from jump_keep_in, runs the instruction at
+ * jump_keep_NAME_insn, and stores them all in jump_keep_out; it writes the
+ * stack pointer it ran the instruction with in jump_keep_in.rsp, and the
+ * one after it in jump_keep_out.rsp.  The instructions: a 5-byte nop, mov
+ * $0x6d5e4f30 to ecx, mov $-0x12345678 to r11 (imm32, sign-extended), lea
+ * of jump_keep_datum(%rip) to rax, lea 0x12345678(%rdx) to r8, and a load
+ * of jump_keep_datum(%rip) into r11.
+ */
+struct jump_keep_regs {
+	unsigned long gpr[15];	/* rax rbx rcx rdx rsi rdi rbp r8 .. r15 */
+	unsigned long rsp;
+	unsigned long flags;
+	unsigned long xmm0[2];
+	unsigned long xmm15[2];
+};
+
+extern struct jump_keep_regs jump_keep_in, jump_keep_out;
+extern const unsigned long jump_keep_datum;
+void jump_keep_nop5(void);
+void jump_keep_movimm_ecx(void);
+void jump_keep_movimm_r11(void);
+void jump_keep_learip_rax(void);
+void jump_keep_lea_r8(void);
+void jump_keep_movrip_r11(void);
+extern const unsigned char jump_keep_nop5_insn[], jump_keep_movimm_ecx_insn[];
+extern const unsigned char jump_keep_movimm_r11_insn[], jump_keep_learip_rax_insn[];
+extern const unsigned char jump_keep_lea_r8_insn[], jump_keep_movrip_r11_insn[];
+
+/*
  * uprobe_sandbox.c: sandbox_nop5(x) = x + 1 after a 5-byte nop (a jump to a
  * stub on ours), sandbox_nop1(x) = x + 1 after a 1-byte one (the breakpoint).
  */
@@ -96,5 +126,27 @@ extern const unsigned char tt_popf_insn[];
 
 /* uprobe_perf.c: perf_sled() runs 10000 one-byte nops and returns. */
 void perf_sled(void);
+
+/*
+ * uprobe_rseq.c: rseq_NAME(counters, rseq, out) adds one to the counter of
+ * its CPU in an rseq critical section that holds, at rseq_NAME_insn, the
+ * instruction a probe goes on: a 2-byte nop, mov %rdx,%r8, popfq (after an
+ * unprobed pushfq), a 5-byte nop, lea 0x12345678(%rdx),%r8 and a
+ * RIP-relative load into r8.  It stores r8 and the CPU in out[0] and
+ * out[1], and returns the number of times it was aborted.
+ */
+struct rseq_slot;
+struct rseq;
+long rseq_nop2(struct rseq_slot *counters, struct rseq *rseq, long *out);
+long rseq_mov_reg(struct rseq_slot *counters, struct rseq *rseq, long *out);
+long rseq_popfq(struct rseq_slot *counters, struct rseq *rseq, long *out);
+long rseq_nop5(struct rseq_slot *counters, struct rseq *rseq, long *out);
+long rseq_lea(struct rseq_slot *counters, struct rseq *rseq, long *out);
+long rseq_mov_rip(struct rseq_slot *counters, struct rseq *rseq, long *out);
+extern const unsigned char rseq_nop2_insn[], rseq_mov_reg_insn[], rseq_popfq_insn[];
+extern const unsigned char rseq_nop5_insn[], rseq_lea_insn[], rseq_mov_rip_insn[];
+
+/* uprobe_nojump.c: nj_nop5(x) = x + 1, after a 5-byte nop. */
+long nj_nop5(long x);
 
 #endif

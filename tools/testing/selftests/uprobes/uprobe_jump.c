@@ -15,21 +15,32 @@
  * it, and in children forked and vforked while another thread hits
  * it, and in a thread that blocks its syscalls with syscall user
  * dispatch; a debugger that single-steps over the probe sees the
- * instruction done in one step, and never an address in [uprobes].  What
- * only ours does: the jump is really there after the
- * first hit, it leads into the [uprobes] mapping, and it is gone, the
+ * instruction done in one step, and never an address in [uprobes].  For
+ * each kind of stub (emulated, with or without a register written, or
+ * with a copy run out of line, RIP-relative or not), every general
+ * register, the flags, xmm0 and xmm15 are what the instruction leaves
+ * them, hit after hit.  A syscall tracer sees the program's own
+ * syscalls and nothing of a hit, as it sees nothing of the breakpoint:
+ * strace shows no uprobe syscall; a PTRACE_SYSEMU tracer, which emulates
+ * every syscall it sees, never sees one, and its tracee computes right;
+ * the uprobe syscall called directly, by a program with a stub, is seen
+ * by a PTRACE_SYSCALL tracer and fails (ENXIO on ours, ENOSYS where it
+ * does not exist).  What only ours does: the jump is really there after
+ * the first hit, it leads into the [uprobes] mapping, and it is gone, the
  * bytes as the file has them, when the probe goes; the uprobe syscall
  * called directly changes nothing and fails with ENXIO; a debugger that
- * skips the uprobe or the uretprobe syscall sees the task stop with
- * SIGILL, at the probed instruction or in the trampoline; syscall user
- * dispatch lets the trampoline's syscall through too, but no other
- * syscall made at a stub's syscall instruction.
+ * would skip the uprobe syscall never sees a stub's, and one that skips
+ * the uretprobe syscall sees the task stop with SIGILL in the trampoline;
+ * syscall user dispatch lets the trampoline's syscall through too, but no
+ * other syscall made at a stub's syscall instruction.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +53,7 @@
 #include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include <asm/processor-flags.h>
 #include <linux/perf_event.h>
 
 #include "../kselftest_harness.h"
@@ -50,6 +62,7 @@
 
 #define NR_UPROBE	336
 #define NR_URETPROBE	335
+#define NR_NONE		1000	/* no syscall has this number */
 #define CALLS		2000
 #define STORM_CALLS	20000
 
@@ -199,6 +212,106 @@ asm(".pushsection .text\n"
 	"jump_datum:\n"
 	"	.quad 7\n"
 	".popsection\n");
+
+/*
+ * jump_keep NAME, INSN makes NAME(), which loads every register it can
+ * from jump_keep_in, runs INSN at NAME_insn and stores them all in
+ * jump_keep_out (uprobe_asm.h).  struct jump_keep_regs, as used here: the
+ * general registers from 0, rsp at 120, the flags at 128, xmm0 at 136 and
+ * xmm15 at 152.  The flags are loaded first, as no mov changes them.
+ */
+asm(".pushsection .text\n"
+	".macro jump_keep name, insn:vararg\n"
+	".globl \\name, \\name\\()_insn\n"
+	".type \\name, @function\n"
+	"\\name:\n"
+	"	push %rbp\n"
+	"	push %rbx\n"
+	"	push %r12\n"
+	"	push %r13\n"
+	"	push %r14\n"
+	"	push %r15\n"
+	"	movdqu jump_keep_in+136(%rip), %xmm0\n"
+	"	movdqu jump_keep_in+152(%rip), %xmm15\n"
+	"	pushq jump_keep_in+128(%rip)\n"
+	"	popfq\n"
+	"	mov %rsp, jump_keep_in+120(%rip)\n"
+	"	mov jump_keep_in+0(%rip), %rax\n"
+	"	mov jump_keep_in+8(%rip), %rbx\n"
+	"	mov jump_keep_in+16(%rip), %rcx\n"
+	"	mov jump_keep_in+24(%rip), %rdx\n"
+	"	mov jump_keep_in+32(%rip), %rsi\n"
+	"	mov jump_keep_in+40(%rip), %rdi\n"
+	"	mov jump_keep_in+48(%rip), %rbp\n"
+	"	mov jump_keep_in+56(%rip), %r8\n"
+	"	mov jump_keep_in+64(%rip), %r9\n"
+	"	mov jump_keep_in+72(%rip), %r10\n"
+	"	mov jump_keep_in+80(%rip), %r11\n"
+	"	mov jump_keep_in+88(%rip), %r12\n"
+	"	mov jump_keep_in+96(%rip), %r13\n"
+	"	mov jump_keep_in+104(%rip), %r14\n"
+	"	mov jump_keep_in+112(%rip), %r15\n"
+	"\\name\\()_insn:\n"
+	"	\\insn\n"
+	"	mov %rax, jump_keep_out+0(%rip)\n"
+	"	mov %rbx, jump_keep_out+8(%rip)\n"
+	"	mov %rcx, jump_keep_out+16(%rip)\n"
+	"	mov %rdx, jump_keep_out+24(%rip)\n"
+	"	mov %rsi, jump_keep_out+32(%rip)\n"
+	"	mov %rdi, jump_keep_out+40(%rip)\n"
+	"	mov %rbp, jump_keep_out+48(%rip)\n"
+	"	mov %r8, jump_keep_out+56(%rip)\n"
+	"	mov %r9, jump_keep_out+64(%rip)\n"
+	"	mov %r10, jump_keep_out+72(%rip)\n"
+	"	mov %r11, jump_keep_out+80(%rip)\n"
+	"	mov %r12, jump_keep_out+88(%rip)\n"
+	"	mov %r13, jump_keep_out+96(%rip)\n"
+	"	mov %r14, jump_keep_out+104(%rip)\n"
+	"	mov %r15, jump_keep_out+112(%rip)\n"
+	"	mov %rsp, jump_keep_out+120(%rip)\n"
+	"	pushfq\n"
+	"	popq jump_keep_out+128(%rip)\n"
+	"	movdqu %xmm0, jump_keep_out+136(%rip)\n"
+	"	movdqu %xmm15, jump_keep_out+152(%rip)\n"
+	"	pop %r15\n"
+	"	pop %r14\n"
+	"	pop %r13\n"
+	"	pop %r12\n"
+	"	pop %rbx\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size \\name, .-\\name\n"
+	".endm\n"
+	"jump_keep jump_keep_nop5, .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"jump_keep jump_keep_movimm_ecx, mov $0x6d5e4f30, %ecx\n"
+	"jump_keep jump_keep_movimm_r11, mov $-0x12345678, %r11\n"
+	"jump_keep jump_keep_learip_rax, lea jump_keep_datum(%rip), %rax\n"
+	"jump_keep jump_keep_lea_r8, lea 0x12345678(%rdx), %r8\n"
+	"jump_keep jump_keep_movrip_r11, mov jump_keep_datum(%rip), %r11\n"
+	".purgem jump_keep\n"
+	".popsection\n"
+	".pushsection .data\n"
+	".balign 16\n"
+	".globl jump_keep_in, jump_keep_out, jump_keep_datum\n"
+	".type jump_keep_in, @object\n"
+	".size jump_keep_in, 168\n"
+	"jump_keep_in:\n"
+	"	.zero 168\n"
+	".type jump_keep_out, @object\n"
+	".size jump_keep_out, 168\n"
+	"jump_keep_out:\n"
+	"	.zero 168\n"
+	".type jump_keep_datum, @object\n"
+	".size jump_keep_datum, 8\n"
+	"jump_keep_datum:\n"
+	"	.quad 0x0123456789abcdef\n"
+	".popsection\n");
+
+static_assert(offsetof(struct jump_keep_regs, rsp) == 120, "jump_keep's layout");
+static_assert(offsetof(struct jump_keep_regs, flags) == 128, "jump_keep's layout");
+static_assert(offsetof(struct jump_keep_regs, xmm0) == 136, "jump_keep's layout");
+static_assert(offsetof(struct jump_keep_regs, xmm15) == 152, "jump_keep's layout");
+static_assert(sizeof(struct jump_keep_regs) == 168, "jump_keep's layout");
 
 /* What jump_regs(x) returns when nothing disturbs it. */
 static long regs_expected(long x)
@@ -754,15 +867,24 @@ static void __noreturn skipping_child(void)
 	_exit(0);
 }
 
+/* What a PTRACE_SYSCALL tracer does with, and sees of, one syscall. */
+struct syscall_watch {
+	long nr;	/* the syscall's number */
+	bool skip;	/* skipped (orig_rax -1 at its entry stop) */
+	long seen;	/* how many times it was made: entry stops */
+	long ret;	/* what it returned last, at its exit stop */
+	int status;	/* the tracee's wait status, once it ended */
+};
+
 /*
- * Runs the stopped tracee @pid to its next signal, its syscalls numbered
- * @nr skipped (orig_rax -1 at their entry stop), counted in @skipped.
- * Return: the signal, 0 if the tracee exited, -1 on a ptrace error; its
+ * Runs the stopped tracee @pid with PTRACE_SYSCALL to its next signal,
+ * watching its syscalls numbered @w->nr.  Return: the signal, 0 if the
+ * tracee ended (its status in @w->status), -1 on a ptrace error; its
  * registers at the stop in @regs.
  */
-static int run_skipping(pid_t pid, long nr, long *skipped, struct user_regs_struct *regs)
+static int run_watching(pid_t pid, struct syscall_watch *w, struct user_regs_struct *regs)
 {
-	bool entry = true;
+	bool entry = true, watched = false;
 	int status;
 
 	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, PTRACE_O_TRACESYSGOOD))
@@ -770,18 +892,25 @@ static int run_skipping(pid_t pid, long nr, long *skipped, struct user_regs_stru
 	for (;;) {
 		if (ptrace(PTRACE_SYSCALL, pid, NULL, NULL) || waitpid(pid, &status, 0) != pid)
 			return -1;
-		if (!WIFSTOPPED(status))
+		if (!WIFSTOPPED(status)) {
+			w->status = status;
 			return 0;
+		}
 		if (ptrace(PTRACE_GETREGS, pid, NULL, regs))
 			return -1;
 		if (WSTOPSIG(status) != (SIGTRAP | 0x80))
 			return WSTOPSIG(status);
-		if (entry && (long)regs->orig_rax == nr) {
+		if (entry) {
+			watched = (long)regs->orig_rax == w->nr;
+			w->seen += watched;
+		}
+		if (entry && watched && w->skip) {
 			regs->orig_rax = -1;
 			if (ptrace(PTRACE_SETREGS, pid, NULL, regs))
 				return -1;
-			(*skipped)++;
 		}
+		if (!entry && watched)
+			w->ret = regs->rax;
 		entry = !entry;
 	}
 }
@@ -789,14 +918,15 @@ static int run_skipping(pid_t pid, long nr, long *skipped, struct user_regs_stru
 /*
  * A child with a probe on jump_nop (a return probe if @ret), stopped
  * before its second call, which a debugger runs with every syscall @nr
- * skipped.  Return: the signal that stops the child next, its registers
- * then in @regs, its [uprobes] mappings in @maps.
+ * skipped, and sees @seen times.  Return: the signal that stops the child
+ * next (0: it exited), its registers then in @regs, its [uprobes] mappings
+ * in @maps.
  */
-static int skip_in_child(struct __test_metadata *_metadata, int ret, long nr,
+static int skip_in_child(struct __test_metadata *_metadata, int ret, long nr, long seen,
 			 struct user_regs_struct *regs, struct uprobes_maps *maps)
 {
+	struct syscall_watch w = { .nr = nr, .skip = true };
 	struct perf_event_attr attr;
-	long skipped = 0;
 	int status, sig, fd;
 	pid_t pid;
 
@@ -811,29 +941,33 @@ static int skip_in_child(struct __test_metadata *_metadata, int ret, long nr,
 	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
-	sig = run_skipping(pid, nr, &skipped, regs);
-	EXPECT_EQ(0, uprobes_maps_read(pid, maps));
+	sig = run_watching(pid, &w, regs);
+	if (sig) {
+		EXPECT_EQ(0, uprobes_maps_read(pid, maps));
+	} else {
+		/* It went through the stub and exited, as unprobed. */
+		EXPECT_TRUE(WIFEXITED(w.status) && !WEXITSTATUS(w.status));
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	close(fd);
-	EXPECT_EQ(1, skipped);
+	EXPECT_EQ(seen, w.seen);
 	return sig;
 }
 
 /*
- * Ours: a debugger skips the uprobe syscall of a stub.  The task never
- * runs the stub's way out, which would pop what the kernel did not write:
- * it gets SIGILL, seen at the probed instruction.
+ * Ours: a debugger that would skip the uprobe syscall never sees a stub's,
+ * which is taken before the syscall-entry work, as a trap would be: the
+ * child goes through the stub and exits.
  */
-TEST(skipped_uprobe_syscall_stops_at_probe)
+TEST(uprobe_syscall_of_stub_not_seen_by_debugger)
 {
 	struct user_regs_struct regs;
 	struct uprobes_maps maps;
 
 	if (engine_is_base())
 		SKIP(return, "the base has no uprobe syscall");
-	EXPECT_EQ(SIGILL, skip_in_child(_metadata, 0, NR_UPROBE, &regs, &maps));
-	EXPECT_EQ((unsigned long)jump_nop, regs.rip);
+	EXPECT_EQ(0, skip_in_child(_metadata, 0, NR_UPROBE, 0, &regs, &maps));
 }
 
 /*
@@ -847,7 +981,7 @@ TEST(skipped_uretprobe_syscall_stops_in_trampoline)
 
 	if (engine_is_base())
 		SKIP(return, "the base's trampoline goes on after a skipped syscall");
-	EXPECT_EQ(SIGILL, skip_in_child(_metadata, 1, NR_URETPROBE, &regs, &maps));
+	EXPECT_EQ(SIGILL, skip_in_child(_metadata, 1, NR_URETPROBE, 1, &regs, &maps));
 	EXPECT_TRUE(uprobes_maps_hold(&maps, regs.rip)) TH_LOG("stopped at %#llx", regs.rip);
 }
 
@@ -1021,4 +1155,496 @@ TEST(direct_uprobe_syscall_fails)
 		EXPECT_EQ(ENXIO, errno);
 }
 
-TEST_HARNESS_MAIN
+/* The errno of a syscall that does not exist. */
+static int nonexistent_errno(void)
+{
+	errno = 0;
+	syscall(NR_NONE);
+	return errno;
+}
+
+/*
+ * In a child stopped for its tracer, which has a probe on jump_nop: two
+ * calls (the second through the stub on ours), then the uprobe syscall
+ * made directly.  Exits 0 if the calls were right and the syscall failed
+ * as it should, 3 if ours made no jump.
+ */
+static void __noreturn direct_syscall_child(void)
+{
+	int want = engine_is_base() ? nonexistent_errno() : ENXIO;
+	long ret;
+
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		_exit(2);
+	raise(SIGSTOP);
+	if (jump_nop(1) != 2 || jump_nop(2) != 3)
+		_exit(1);
+	if (!engine_is_base() && !jump_target(jump_nop))
+		_exit(3);
+	errno = 0;
+	ret = syscall(NR_UPROBE);
+	_exit(ret == -1 && errno == want ? 0 : 1);
+}
+
+/*
+ * The uprobe syscall made directly, by a program whose probe was hit
+ * through a stub, is an ordinary syscall: a PTRACE_SYSCALL tracer sees it,
+ * and it alone (never the stub's), and sees it fail: ENXIO on ours, as a
+ * syscall that does not exist (ENOSYS) where it does not.
+ */
+TEST(direct_uprobe_syscall_seen_by_tracer)
+{
+	struct syscall_watch w = { .nr = NR_UPROBE, .ret = 1 };
+	long want = -(engine_is_base() ? nonexistent_errno() : ENXIO);
+	struct perf_event_attr attr;
+	struct user_regs_struct regs;
+	int status, fd, rc;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		direct_syscall_child();
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(jump_nop), 0, 0));
+	fd = perf_open(&attr, pid, -1);
+	if (fd < 0)
+		kill(pid, SIGKILL);
+	ASSERT_LE(0, fd);
+	rc = run_watching(pid, &w, &regs);
+	if (rc) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	EXPECT_EQ(0, rc) TH_LOG("the child stopped with signal %d", rc);
+	EXPECT_EQ(1, w.seen) TH_LOG("the tracer saw syscall %d %ld times", NR_UPROBE, w.seen);
+	EXPECT_EQ(want, w.ret);
+	EXPECT_TRUE(WIFEXITED(w.status) && WEXITSTATUS(w.status) == 0)
+		TH_LOG("child status %#x: exit 1 a wrong result, 3 no jump", w.status);
+	EXPECT_EQ(2, perf_count(fd));
+	close(fd);
+}
+
+#define SYSEMU_CALLS	200
+
+static long sysemu_sum;	/* what the traced child computed, for its tracer */
+
+/*
+ * The child of a PTRACE_SYSEMU tracer: stops, then sums @t over
+ * SYSEMU_CALLS calls, with no syscall, for the tracer to read at its
+ * exit_group.
+ */
+static void __noreturn sysemu_child(const struct target *t)
+{
+	long i, sum = 0;
+
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		_exit(2);
+	kill(getpid(), SIGSTOP);
+	for (i = 0; i < SYSEMU_CALLS; i++)
+		sum += t->fn(i - SYSEMU_CALLS / 2);
+	__atomic_store_n(&sysemu_sum, sum, __ATOMIC_RELAXED);
+	_exit(0);
+}
+
+/*
+ * Runs the stopped tracee @pid as a tracer with PTRACE_SYSEMU does that
+ * emulates every syscall it sees: each stops the tracee at its entry and
+ * is never made, and returns what rax holds there (ENOSYS, as the syscall
+ * entry sets it).  At exit_group the tracee is left stopped.  Counts the
+ * syscalls seen before it in @seen, and the uprobe syscalls among them in
+ * @uprobe_seen.  Return: 0 at exit_group, the signal that stopped the
+ * tracee otherwise, -1 if it ended or on a ptrace error.
+ */
+static int run_sysemu(pid_t pid, long *seen, long *uprobe_seen)
+{
+	struct user_regs_struct regs;
+	int status;
+
+	for (;;) {
+		if (ptrace(PTRACE_SYSEMU, pid, NULL, NULL) || waitpid(pid, &status, 0) != pid ||
+		    !WIFSTOPPED(status))
+			return -1;
+		if (WSTOPSIG(status) != (SIGTRAP | 0x80))
+			return WSTOPSIG(status);
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+			return -1;
+		if (regs.orig_rax == SYS_exit_group)
+			return 0;
+		(*seen)++;
+		*uprobe_seen += regs.orig_rax == NR_UPROBE;
+	}
+}
+
+/*
+ * A tracer with PTRACE_SYSEMU (user-mode kernels, gVisor's ptrace
+ * platform) emulates every syscall its tracee makes, and makes none: it
+ * sees no syscall of a hit, only the tracee's exit_group after a loop of
+ * calls without a syscall, and the tracee's sum is right (no stub of ours
+ * is sent on with its syscall undone, to its ud2).  Each call is one
+ * hit, and on ours the jump is in place.
+ */
+TEST_F(jump, sysemu_tracer_sees_no_hit)
+{
+	const struct target *t = &variant->t;
+	long i, want = 0, sum, code, seen = 0, uprobe_seen = 0;
+	struct perf_event_attr attr;
+	long long count;
+	int status, sig;
+	pid_t pid;
+
+	for (i = 0; i < SYSEMU_CALLS; i++)
+		want += t->expected(i - SYSEMU_CALLS / 2);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		sysemu_child(t);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
+	ASSERT_EQ(0, ptrace(PTRACE_SETOPTIONS, pid, NULL,
+			    PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL));
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(t->probe_at), 0, 0));
+	self->fd = perf_open(&attr, pid, -1);
+	ASSERT_LE(0, self->fd);
+	sig = run_sysemu(pid, &seen, &uprobe_seen);
+	sum = ptrace(PTRACE_PEEKDATA, pid, &sysemu_sum, NULL);
+	code = ptrace(PTRACE_PEEKTEXT, pid, t->probe_at, NULL);
+	count = perf_count(self->fd);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	EXPECT_EQ(0, sig) TH_LOG("the child stopped with signal %d (%s) before its exit_group",
+				 sig, sig > 0 ? strsignal(sig) : "none");
+	EXPECT_EQ(0, uprobe_seen) TH_LOG("the tracer saw the uprobe syscall");
+	EXPECT_EQ(0, seen) TH_LOG("the tracer saw %ld syscalls", seen);
+	EXPECT_EQ(want, sum);
+	EXPECT_EQ(SYSEMU_CALLS, count);
+	if (!engine_is_base())
+		EXPECT_EQ(0xe9, code & 0xff) TH_LOG("no jump at the probe");
+}
+
+#define STRACE		"/usr/bin/strace"
+#define STRACE_CALLS	200
+
+/*
+ * What "uprobe_jump --straced" does, run by strace: probes jump_nop,
+ * calls it once (where ours puts its jump), then STRACE_CALLS times, each
+ * after a getppid().  Exits 0 if every call was right and one hit, 1 on a
+ * wrong result, 2 if the hits were miscounted, 3 if ours made no jump, 4
+ * if the probe could not be made.
+ */
+static void __noreturn straced_main(void)
+{
+	long i;
+	int fd;
+
+	fd = self_probe(jump_nop);
+	if (fd < 0)
+		_exit(4);
+	if (jump_nop(0) != 1)
+		_exit(1);
+	if (!engine_is_base() && !jump_target(jump_nop))
+		_exit(3);
+	for (i = 0; i < STRACE_CALLS; i++) {
+		syscall(SYS_getppid);
+		if (jump_nop(i) != i + 1)
+			_exit(1);
+	}
+	_exit(perf_count(fd) == STRACE_CALLS + 1 ? 0 : 2);
+}
+
+/*
+ * The name of the syscall a line of strace -f shows ("PID NAME(..."), in
+ * @name of @size bytes; false for another kind of line.
+ */
+static bool strace_syscall(const char *line, char *name, size_t size)
+{
+	size_t n;
+
+	line += strspn(line, "0123456789");
+	line += strspn(line, " ");
+	n = strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (!n || n >= size || line[n] != '(')
+		return false;
+	memcpy(name, line, n);
+	name[n] = '\0';
+	return true;
+}
+
+/* What strace showed of the program's loop. */
+struct strace_seen {
+	int getppid;	/* getppid() lines */
+	int ours;	/* lines of the uprobe syscall, by any name */
+	int loop;	/* lines from the first getppid() to the last */
+};
+
+/* Reads strace's output file @path into @s, and logs a line of ours; 0 or -1. */
+static int strace_read(struct __test_metadata *_metadata, const char *path,
+		       struct strace_seen *s)
+{
+	int line_nr = 0, first = 0, last = 0;
+	char *line = NULL, name[64];
+	size_t size = 0;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	memset(s, 0, sizeof(*s));
+	while (getline(&line, &size, f) > 0) {
+		line_nr++;
+		if (!strace_syscall(line, name, sizeof(name)))
+			continue;
+		if (!strcmp(name, "uprobe") || !strcmp(name, "syscall_0x150") ||
+		    !strcmp(name, "syscall_336")) {
+			line[strcspn(line, "\n")] = '\0';
+			if (!s->ours)
+				TH_LOG("strace: %s", line);
+			s->ours++;
+		}
+		if (strcmp(name, "getppid"))
+			continue;
+		s->getppid++;
+		first = first ?: line_nr;
+		last = line_nr;
+	}
+	s->loop = first ? last - first + 1 : 0;
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+/*
+ * Under strace, a program whose probe is hit through a stub (on ours)
+ * shows its own syscalls only: none for a hit, and in its loop exactly
+ * its getppid() calls, one a call.  The base's breakpoint shows nothing
+ * either.
+ */
+TEST(strace_shows_no_hit)
+{
+	char out[] = "/tmp/uprobe_jump_strace.XXXXXX";
+	char *const argv[] = { STRACE, "-f", "-o", out, (char *)self_path(), "--straced", NULL };
+	struct strace_seen seen;
+	int fd, rc;
+
+	if (access(STRACE, X_OK))
+		SKIP(return, "no %s", STRACE);
+	fd = mkstemp(out);
+	ASSERT_LE(0, fd);
+	close(fd);
+	rc = run_wait(argv);
+	ASSERT_EQ(0, strace_read(_metadata, out, &seen));
+	unlink(out);
+	EXPECT_EQ(0, rc) TH_LOG("the traced program: exit %d (1 a wrong result, 2 hits %s)", rc,
+				"miscounted, 3 no jump, 4 no probe");
+	EXPECT_EQ(0, seen.ours) TH_LOG("strace showed the uprobe syscall %d times", seen.ours);
+	EXPECT_EQ(STRACE_CALLS, seen.getppid);
+	EXPECT_EQ(STRACE_CALLS, seen.loop) TH_LOG("%d lines in the loop", seen.loop);
+}
+
+/* The general registers of struct jump_keep_regs, in its order. */
+enum keep_reg {
+	KEEP_RAX, KEEP_RBX, KEEP_RCX, KEEP_RDX, KEEP_RSI, KEEP_RDI, KEEP_RBP, KEEP_R8,
+	KEEP_R9, KEEP_R10, KEEP_R11, KEEP_R12, KEEP_R13, KEEP_R14, KEEP_R15, KEEP_GPRS
+};
+
+static const char * const keep_names[KEEP_GPRS] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8",
+	"r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+
+/*
+ * The flags a call starts with, in turn: all the arithmetic flags set,
+ * none, and two halves.  DF stays clear, as the ABI wants it.
+ */
+#define FLAGS_ARITH	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | X86_EFLAGS_ZF | \
+			 X86_EFLAGS_SF | X86_EFLAGS_OF)
+static const unsigned long keep_flags[] = {
+	FLAGS_ARITH, 0,
+	X86_EFLAGS_CF | X86_EFLAGS_ZF | X86_EFLAGS_OF,
+	X86_EFLAGS_PF | X86_EFLAGS_AF | X86_EFLAGS_SF,
+};
+
+/* One probed instruction: the register it writes (-1: none), and with what. */
+struct keep_case {
+	void (*fn)(void);
+	const unsigned char *insn;
+	int reg;
+	unsigned long (*value)(const struct jump_keep_regs *in);
+};
+
+static unsigned long keep_imm_ecx(const struct jump_keep_regs *in)
+{
+	return 0x6d5e4f30;
+}
+
+static unsigned long keep_imm_r11(const struct jump_keep_regs *in)
+{
+	return -0x12345678UL;
+}
+
+static unsigned long keep_datum_address(const struct jump_keep_regs *in)
+{
+	return (unsigned long)&jump_keep_datum;
+}
+
+static unsigned long keep_rdx_plus(const struct jump_keep_regs *in)
+{
+	return in->gpr[KEEP_RDX] + 0x12345678;
+}
+
+static unsigned long keep_datum(const struct jump_keep_regs *in)
+{
+	return jump_keep_datum;
+}
+
+FIXTURE(keep) {
+	int fd;
+};
+
+FIXTURE_SETUP(keep)
+{
+	self->fd = -1;
+}
+
+FIXTURE_TEARDOWN(keep)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+FIXTURE_VARIANT(keep) {
+	struct keep_case c;
+};
+
+FIXTURE_VARIANT_ADD(keep, nop5) {
+	.c = { jump_keep_nop5, jump_keep_nop5_insn, -1, NULL },
+};
+
+FIXTURE_VARIANT_ADD(keep, mov_imm32_ecx) {
+	.c = { jump_keep_movimm_ecx, jump_keep_movimm_ecx_insn, KEEP_RCX, keep_imm_ecx },
+};
+
+FIXTURE_VARIANT_ADD(keep, mov_imm32_r11) {
+	.c = { jump_keep_movimm_r11, jump_keep_movimm_r11_insn, KEEP_R11, keep_imm_r11 },
+};
+
+FIXTURE_VARIANT_ADD(keep, lea_rip_rax) {
+	.c = { jump_keep_learip_rax, jump_keep_learip_rax_insn, KEEP_RAX, keep_datum_address },
+};
+
+FIXTURE_VARIANT_ADD(keep, lea_disp32_r8) {
+	.c = { jump_keep_lea_r8, jump_keep_lea_r8_insn, KEEP_R8, keep_rdx_plus },
+};
+
+FIXTURE_VARIANT_ADD(keep, mov_rip_load_r11) {
+	.c = { jump_keep_movrip_r11, jump_keep_movrip_r11_insn, KEEP_R11, keep_datum },
+};
+
+/* Seed @i of call @call: those of a call all differ, and each differs from call to call. */
+static unsigned long keep_seed(int i, long call)
+{
+	return (i + 1) * 0x0f1e2d3c4b5a6978UL ^ call * 0x100000001UL;
+}
+
+/* Seeds jump_keep_in for call @call. */
+static void keep_seed_all(long call)
+{
+	struct jump_keep_regs *in = &jump_keep_in;
+	int i;
+
+	for (i = 0; i < KEEP_GPRS; i++)
+		in->gpr[i] = keep_seed(i, call);
+	in->rsp = 0;
+	in->flags = keep_flags[call % ARRAY_SIZE(keep_flags)] | X86_EFLAGS_FIXED;
+	in->xmm0[0] = keep_seed(KEEP_GPRS, call);
+	in->xmm0[1] = keep_seed(KEEP_GPRS + 1, call);
+	in->xmm15[0] = keep_seed(KEEP_GPRS + 2, call);
+	in->xmm15[1] = keep_seed(KEEP_GPRS + 3, call);
+}
+
+/* Logs each way @got differs from @want, for call @call; how many. */
+static int keep_diff(struct __test_metadata *_metadata, const struct jump_keep_regs *want,
+		     const struct jump_keep_regs *got, long call)
+{
+	int i, diff = 0;
+
+	for (i = 0; i < KEEP_GPRS; i++) {
+		if (got->gpr[i] == want->gpr[i])
+			continue;
+		TH_LOG("call %ld: %s %#lx, not %#lx", call, keep_names[i], got->gpr[i],
+		       want->gpr[i]);
+		diff++;
+	}
+	if (got->rsp != want->rsp) {
+		TH_LOG("call %ld: rsp %#lx, not %#lx", call, got->rsp, want->rsp);
+		diff++;
+	}
+	if (got->flags != want->flags) {
+		TH_LOG("call %ld: flags %#lx, not %#lx", call, got->flags, want->flags);
+		diff++;
+	}
+	if (memcmp(got->xmm0, want->xmm0, sizeof(got->xmm0))) {
+		TH_LOG("call %ld: xmm0 %#lx:%#lx, not %#lx:%#lx", call, got->xmm0[1],
+		       got->xmm0[0], want->xmm0[1], want->xmm0[0]);
+		diff++;
+	}
+	if (memcmp(got->xmm15, want->xmm15, sizeof(got->xmm15))) {
+		TH_LOG("call %ld: xmm15 %#lx:%#lx, not %#lx:%#lx", call, got->xmm15[1],
+		       got->xmm15[0], want->xmm15[1], want->xmm15[0]);
+		diff++;
+	}
+	return diff;
+}
+
+/*
+ * Calls @c's function for calls @from to @to - 1, each with new seeds, and
+ * checks what it stored: the seeds, the interrupt flag on (popf leaves it
+ * be), the register the instruction writes written, and the stack pointer
+ * it ran with.
+ */
+static void keep_calls(struct __test_metadata *_metadata, const struct keep_case *c,
+		       long from, long to)
+{
+	struct jump_keep_regs want;
+	long call;
+
+	for (call = from; call < to; call++) {
+		keep_seed_all(call);
+		c->fn();
+		want = jump_keep_in;
+		want.flags |= X86_EFLAGS_IF;
+		if (c->reg >= 0)
+			want.gpr[c->reg] = c->value(&jump_keep_in);
+		ASSERT_EQ(0, keep_diff(_metadata, &want, &jump_keep_out, call));
+	}
+}
+
+#define KEEP_CALLS	200
+
+/*
+ * Each kind of probed instruction of 5 bytes or more keeps every general
+ * register, the flags, xmm0 and xmm15 as it leaves them unprobed: at the
+ * first hit (the breakpoint) and at each after it, through the stub on
+ * ours.  The calls before the probe check the expectations.
+ */
+TEST_F(keep, registers_flags_and_xmm)
+{
+	const struct keep_case *c = &variant->c;
+
+	keep_calls(_metadata, c, 0, 4);
+	self->fd = probe(_metadata, c->insn);
+	keep_calls(_metadata, c, 4, 5);
+	if (!engine_is_base())
+		ASSERT_NE(0, jump_target(c->insn)) TH_LOG("no jump at the probe after a hit");
+	keep_calls(_metadata, c, 5, KEEP_CALLS);
+	EXPECT_EQ(KEEP_CALLS - 4, perf_count(self->fd));
+}
+
+int main(int argc, char **argv)
+{
+	/* The program strace_shows_no_hit has strace run. */
+	if (argc == 2 && !strcmp(argv[1], "--straced"))
+		straced_main();
+	return test_harness_run(argc, argv);
+}
