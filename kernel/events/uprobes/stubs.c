@@ -572,6 +572,40 @@ void dup_stub_pages(struct xol_area *old, struct xol_area *area)
 }
 
 /*
+ * The site of @area whose jump holds @ip past its first byte, with @ip's
+ * offset in the jump in *@offset; NULL if none.
+ */
+static struct stub_site *site_around(struct xol_area *area, unsigned long ip,
+				     unsigned long *offset)
+{
+	struct stub_site *site = NULL;
+	struct stub_page *sp;
+	unsigned int i, used;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(sp, &area->stub_pages, node) {
+		/* Pairs with the release in add_stub(): the sites are filled in. */
+		used = smp_load_acquire(&sp->used);
+		for (i = 0; i < used && !site; i++) {
+			*offset = ip - sp->sites[i].vaddr;
+			if (*offset && *offset < UPROBE_JUMP_BYTES)
+				site = &sp->sites[i];
+		}
+	}
+	rcu_read_unlock();
+	return site;
+}
+
+/* Whether a signal of a fault or trap is pending for the current task. */
+static bool fault_trap_signal_pending(void)
+{
+	sigset_t *pending = &current->pending.signal;
+
+	return sigismember(pending, SIGILL) || sigismember(pending, SIGSEGV) ||
+	       sigismember(pending, SIGBUS) || sigismember(pending, SIGTRAP);
+}
+
+/*
  * A task about to take a fault's signal inside the bytes of a jump, past
  * its first: code that branches into the middle of a probed instruction
  * (an instruction hidden in another's immediate) ran the jump's bytes.
@@ -579,36 +613,20 @@ void dup_stub_pages(struct xol_area *old, struct xol_area *area)
  */
 void jump_fault_report(struct pt_regs *regs)
 {
-	unsigned long ip = instruction_pointer(regs), offset = 0;
+	unsigned long ip = instruction_pointer(regs), offset;
 	struct mm_struct *mm = current->mm;
-	struct stub_site *site = NULL;
 	struct vm_area_struct *vma;
 	u8 code[UPROBE_JUMP_BYTES];
+	struct stub_site *site;
 	struct xol_area *area;
-	struct stub_page *sp;
-	unsigned int i;
-	sigset_t *pending = &current->pending.signal;
 
-	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
-		return;
-	if (!sigismember(pending, SIGILL) && !sigismember(pending, SIGSEGV) &&
-	    !sigismember(pending, SIGBUS) && !sigismember(pending, SIGTRAP))
+	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags) || !fault_trap_signal_pending())
 		return;
 	area = mm_xol_area(mm);
-	if (!area)
-		return;
-	rcu_read_lock();
-	list_for_each_entry_rcu(sp, &area->stub_pages, node) {
-		for (i = 0; i < smp_load_acquire(&sp->used) && !site; i++) {
-			offset = ip - sp->sites[i].vaddr;
-			if (offset && offset < UPROBE_JUMP_BYTES)
-				site = &sp->sites[i];
-		}
-	}
-	rcu_read_unlock();
-	if (!site || test_and_set_bit(0, &site->reported) ||
-	    copy_from_user(code, (void __user *)site->vaddr, sizeof(code)) ||
-	    !stub_starting_at(mm, arch_uprobe_jump_target(code, site->vaddr)))
+	site = area ? site_around(area, ip, &offset) : NULL;
+	if (!site || copy_from_user(code, (void __user *)site->vaddr, sizeof(code)) ||
+	    !stub_starting_at(mm, arch_uprobe_jump_target(code, site->vaddr)) ||
+	    test_and_set_bit(0, &site->reported))
 		return;
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, site->vaddr);
