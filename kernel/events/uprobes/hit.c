@@ -471,6 +471,15 @@ static void handle_step(struct uprobe_task *utask, struct pt_regs *regs)
 	}
 }
 
+/* The site of the stub of @mm whose copy starts at @ip, or NULL. */
+static struct stub_site *stub_copy_at(struct mm_struct *mm, unsigned long ip)
+{
+	unsigned long offset;
+	struct stub_site *site = stub_at(mm, ip, &offset);
+
+	return site && site->len && offset == UPROBE_STUB_COPY ? site : NULL;
+}
+
 /*
  * A signal found the task at the copy in a stub: the hit is reported
  * already, and sent back to the probed address the task would come
@@ -480,10 +489,10 @@ static void handle_step(struct uprobe_task *utask, struct pt_regs *regs)
  */
 static bool stub_copy_finish(struct uprobe_task *utask, struct pt_regs *regs)
 {
-	unsigned long ip = instruction_pointer(regs), offset;
-	struct stub_site *site = stub_at(current->mm, ip, &offset);
+	unsigned long ip = instruction_pointer(regs);
+	struct stub_site *site = stub_copy_at(current->mm, ip);
 
-	if (!site || !site->len || offset != UPROBE_STUB_COPY)
+	if (!site)
 		return false;
 	if (__fatal_signal_pending(current)) {
 		instruction_pointer_set(regs, site->vaddr);
@@ -674,10 +683,10 @@ static unsigned long stub_origin(struct mm_struct *mm, struct pt_regs *regs)
 		return 0;
 	/* On a copy of the registers: only where the task stands is asked. */
 	leave_stub(&left);
-	site = stub_at(mm, instruction_pointer(&left), &offset);
-	if (!site)
-		return instruction_pointer(&left);
-	return site->len && offset == UPROBE_STUB_COPY ? site->vaddr : 0;
+	site = stub_copy_at(mm, instruction_pointer(&left));
+	if (site)
+		return site->vaddr;
+	return stub_at(mm, instruction_pointer(&left), &offset) ? 0 : instruction_pointer(&left);
 }
 
 /**
@@ -758,12 +767,11 @@ int uprobe_rseq_abort(struct pt_regs *regs)
 	if (utask && rseq_give_up_copy(utask, regs))
 		return 0;
 	leave_stub(regs);
-	site = stub_at(current->mm, instruction_pointer(regs), &offset);
-	if (site) {
-		if (!site->len || offset != UPROBE_STUB_COPY)
-			return -EFAULT;
+	site = stub_copy_at(current->mm, instruction_pointer(regs));
+	if (site)
 		instruction_pointer_set(regs, site->vaddr);
-	}
+	else if (stub_at(current->mm, instruction_pointer(regs), &offset))
+		return -EFAULT;	/* a way out that could not be read */
 	leave_own_slot(utask, regs);
 	return 0;
 }
