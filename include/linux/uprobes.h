@@ -116,6 +116,8 @@ enum uprobe_task_state {
 	UPROBE_TASK_STEP_ABANDON,
 	UPROBE_TASK_FINISHING,
 	UPROBE_TASK_STUB_STEPPING,
+	/* The name sparc's arch_uprobe_post_xol() knows the step trap by. */
+	UTASK_SSTEP_ACK = UPROBE_TASK_STEPPED,
 };
 
 /**
@@ -146,7 +148,9 @@ struct return_instance {
  * @active_uprobe: the probe being stepped (a reference is held)
  * @auprobe: the instruction being handled, while handlers run and while
  *	it is stepped; perf reads it
- * @bp_vaddr: the address of the breakpoint being handled
+ * @vaddr: while a handler runs, free for the consumers (trace_uprobe and
+ *	BPF keep their dispatch data there); while the instruction is
+ *	stepped, the probed address, which the architecture reads
  * @xol_vaddr: the XOL slot in use while stepping, or 0; while
  *	STUB_STEPPING, the copy in the stub
  * @autask: architecture state kept across a step
@@ -156,8 +160,6 @@ struct return_instance {
  * @own_len: the length of that instruction
  * @own_end: while FINISHING, the byte of the jump back that the breakpoint
  *	after the copy replaced
- * @vaddr: free for the consumers while their handler runs: trace_uprobe
- *	and BPF keep their dispatch data there.  The core never reads it.
  * @return_instances: pending return probes, newest first
  * @depth: the number of @return_instances
  * @spare_returns: return_instances kept for the next return probes of
@@ -168,14 +170,13 @@ struct uprobe_task {
 	enum uprobe_task_state state;
 	struct uprobe *active_uprobe;
 	struct arch_uprobe *auprobe;
-	unsigned long bp_vaddr;
+	unsigned long vaddr;
 	unsigned long xol_vaddr;
 	struct arch_uprobe_task autask;
 	unsigned long own_slot;
 	unsigned long own_bp_vaddr;
 	unsigned int own_len;
 	u8 own_end;
-	unsigned long vaddr;
 
 	struct return_instance *return_instances;
 	unsigned int depth;
@@ -204,7 +205,6 @@ bool uprobe_unregister_synced(unsigned long cookie);
 void __init uprobes_init(void);
 int uprobe_mmap(struct vm_area_struct *vma);
 void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
-void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 void uprobe_start_dup_mmap(void);
 void uprobe_end_dup_mmap(void);
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
@@ -215,107 +215,223 @@ void uprobe_notify_resume(struct pt_regs *regs);
 bool uprobe_deny_signal(void);
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
 unsigned long uprobe_get_trampoline_vaddr(void);
-bool uprobe_own_syscall(struct pt_regs *regs);
 unsigned long uprobe_rseq_ip(struct pt_regs *regs);
 int uprobe_rseq_abort(struct pt_regs *regs);
-bool uprobe_syscall_entry(struct pt_regs *regs);
 
 /* What the core offers the architecture. */
 bool uprobe_pre_sstep_notifier(struct pt_regs *regs);
 bool uprobe_post_sstep_notifier(struct pt_regs *regs);
 void uprobe_handle_trampoline(struct pt_regs *regs);
-bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub);
-bool uprobe_is_stub(unsigned long addr);
-bool uprobe_stub_step_trap(struct pt_regs *regs);
+int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
+			unsigned long vaddr, uprobe_opcode_t opcode);
 
 /*
- * What the architecture provides the core (arch/x86/kernel/uprobes.c).
+ * The architecture contract.
  *
- * arch_uprobe_analyze_insn() decides, once per probe, how a hit on the
- * instruction in @aup->insn (MAX_UINSN_BYTES bytes of the file from the
- * probed offset, zero-padded past its end) is handled: emulated, or
- * executed out of line with fixups, by the rules of 32-bit code if @ia32.
- * 0, -EOPNOTSUPP (a valid instruction that cannot be probed safely) or
- * -ENOEXEC (not an instruction).  arch_uprobe_is_ia32() says whether an
- * mm runs 32-bit code, and arch_uprobe_xol_vaddr() where its XOL area
- * goes.
+ * Every architecture that selects ARCH_SUPPORTS_UPROBES provides
+ * <asm/uprobes.h> with uprobe_opcode_t, UPROBE_SWBP_INSN (the breakpoint,
+ * UPROBE_SWBP_INSN_SIZE bytes), UPROBE_XOL_SLOT_BYTES, struct arch_uprobe
+ * with the arrays insn (the core fills it with that many bytes of the file
+ * from the probed offset, zero past its end) and ixol (what the core
+ * copies into an XOL slot to be stepped), and struct arch_uprobe_task
+ * (current->utask->autask, the architecture's own, may be empty).  Its
+ * traps call uprobe_pre_sstep_notifier() for a breakpoint and
+ * uprobe_post_sstep_notifier() for the step after a stepped copy, either
+ * directly or from arch_uprobe_exception_notify(), which the core puts on
+ * the die chain; both only flag the task, which calls
+ * uprobe_notify_resume() on its way back to user mode (TIF_UPROBE).
  *
- * arch_uprobe_emulate() handles a hit without executing the instruction,
- * when analysis said it can; true if it did (@regs then point past it).
+ * The generic path of a hit, which every architecture gets: the
+ * breakpoint's address is uprobe_get_swbp_addr(); arch_uprobe_ignore()
+ * may skip the hit altogether (a condition that fails); the handlers run;
+ * then arch_uprobe_skip_sstep() carries the instruction out if it can,
+ * with no step, or the core copies @ixol into an XOL slot with
+ * arch_uprobe_copy_ixol(), sets current->utask->xol_vaddr (the slot) and
+ * ->vaddr (the probed address), and calls arch_uprobe_pre_xol(), which
+ * makes the task step the copy there.  The step's trap comes back as
+ * arch_uprobe_post_xol(), which moves the registers to where the original
+ * would have left them; arch_uprobe_abort_xol() instead undoes the step
+ * (a fatal signal, or arch_uprobe_xol_was_trapped(): the copy itself
+ * faulted) and points the task back at the breakpoint.  A return probe
+ * has arch_uretprobe_hijack_return_addr() put the trampoline (the code
+ * arch_uprobe_trampoline() gives, in slot 0 of the XOL area) in place of
+ * the return address; arch_uretprobe_is_alive() tells the core which
+ * pending returns a longjmp() left behind.
  *
- * arch_uprobe_runs_direct() says whether the instruction can run out of
- * line without a step; arch_uprobe_xol_direct() then writes to @code
- * (UPROBE_XOL_SLOT_BYTES) what does so at @slot: a copy, then a jump to
- * the next instruction; its length, or 0 when the instruction (or the
+ * Required, called in the task, may sleep unless said otherwise:
+ *   arch_uprobe_analyze_insn()	once per probe, before its first breakpoint:
+ *				0, or a -errno that refuses the probe
+ *   arch_uprobe_skip_sstep()	true if it carried the instruction out
+ *   arch_uprobe_pre_xol()	0, else the hit is given up and restarted
+ *   arch_uprobe_post_xol()	0, else the task gets SIGILL
+ *   arch_uprobe_abort_xol()	back at current->utask->vaddr
+ *   arch_uprobe_xol_was_trapped()	may be called from signal delivery
+ *   arch_uprobe_exception_notify()	a die notifier: atomic context
+ *   arch_uretprobe_hijack_return_addr()	the old return address, or -1UL
+ *					when it could not be replaced
+ * Optional, the core's __weak default serves when not defined:
+ *   uprobe_get_swbp_addr()	default: the ip less UPROBE_SWBP_INSN_SIZE
+ *   arch_uprobe_ignore()	default: false
+ *   arch_uprobe_copy_ixol()	default: copy, then flush_dcache_page();
+ *				@vaddr 0 for the trampoline
+ *   arch_uprobe_trampoline()	default: one UPROBE_SWBP_INSN
+ *   arch_uretprobe_is_alive()	default: the stack pointer is below the
+ *				one at entry (or the same, for a chained call)
+ *   is_swbp_insn(), is_trap_insn()	default: UPROBE_SWBP_INSN
+ *   arch_uprobe_xol_vaddr()	default: anywhere in the mm
+ *   arch_uprobe_sync_mm()	default: nothing (CPUs see new text by the
+ *				architecture's cache rules)
+ * arm's set_swbp() writes a breakpoint with the instruction's condition
+ * through uprobe_write_opcode(); this core writes UPROBE_SWBP_INSN, and
+ * tells a breakpoint by is_swbp_insn().
+ *
+ * Optional groups, which an architecture selects in Kconfig (x86 selects
+ * all four), each described where it is declared below:
+ *   ARCH_UPROBES_COMPAT	tasks that run code of another mode (32-bit)
+ *   ARCH_UPROBES_DIRECT	a copy run out of line without a step
+ *   ARCH_UPROBES_JUMPS		jumps to stubs in place of breakpoints
+ *   ARCH_UPROBES_RETURN_SYSCALL	a trampoline that is a syscall
+ */
+
+/**
+ * enum rp_check - where arch_uretprobe_is_alive() is asked
+ * @RP_CHECK_CALL: at the entry of a function with a return probe
+ * @RP_CHECK_CHAIN_CALL: the same, entered by a tail call from a function
+ *	whose return is pending (its return address is the trampoline)
+ * @RP_CHECK_RET: at the trampoline, when a function returned
+ */
+enum rp_check {
+	RP_CHECK_CALL,
+	RP_CHECK_CHAIN_CALL,
+	RP_CHECK_RET,
+};
+
+int arch_uprobe_analyze_insn(struct arch_uprobe *auprobe, struct mm_struct *mm,
+			     unsigned long addr);
+bool arch_uprobe_skip_sstep(struct arch_uprobe *auprobe, struct pt_regs *regs);
+int arch_uprobe_pre_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
+int arch_uprobe_post_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
+void arch_uprobe_abort_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
+bool arch_uprobe_xol_was_trapped(struct task_struct *t);
+int arch_uprobe_exception_notify(struct notifier_block *self, unsigned long val,
+				 void *data);
+unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
+						struct pt_regs *regs);
+
+unsigned long uprobe_get_swbp_addr(struct pt_regs *regs);
+bool arch_uprobe_ignore(struct arch_uprobe *auprobe, struct pt_regs *regs);
+void arch_uprobe_copy_ixol(struct page *page, unsigned long vaddr, void *src,
+			   unsigned long len);
+void *arch_uprobe_trampoline(unsigned long *psize);
+bool arch_uretprobe_is_alive(struct return_instance *ret, enum rp_check ctx,
+			     struct pt_regs *regs);
+bool is_swbp_insn(uprobe_opcode_t *insn);
+bool is_trap_insn(uprobe_opcode_t *insn);
+unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len);
+void arch_uprobe_sync_mm(struct mm_struct *mm);
+int set_swbp(struct arch_uprobe *auprobe, struct mm_struct *mm, unsigned long vaddr);
+
+/*
+ * ARCH_UPROBES_COMPAT: an mm may run code of another mode than the
+ * kernel's (x86: 32-bit).  arch_uprobe_is_compat() says whether @mm
+ * does; the core decides the mode of a probe from its file (an ELF file
+ * of the other mode's machine) or the mm it is read in, never arms it in
+ * an mm of the other mode, and has it analysed by
+ * arch_uprobe_analyze_compat(), in place of arch_uprobe_analyze_insn(),
+ * even before any process maps it.
+ */
+#ifdef CONFIG_ARCH_UPROBES_COMPAT
+bool arch_uprobe_is_compat(struct mm_struct *mm);
+int arch_uprobe_analyze_compat(struct arch_uprobe *auprobe, bool compat);
+#else
+static inline bool arch_uprobe_is_compat(struct mm_struct *mm)
+{
+	return false;
+}
+
+static inline int arch_uprobe_analyze_compat(struct arch_uprobe *auprobe, bool compat)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+/*
+ * ARCH_UPROBES_DIRECT: an instruction that needs no fixup but its ip runs
+ * out of line without a step.  arch_uprobe_runs_direct() says whether
+ * @auprobe's does, for this task; arch_uprobe_xol_direct() then writes to
+ * @code (UPROBE_XOL_SLOT_BYTES) what does so at @slot: a copy, then a jump
+ * to the next instruction; its length, or 0 when the instruction (or the
  * task, traced by a debugger) needs a step.  *@insn_len gets the length of
- * the copied instruction.
- *
- * arch_uprobe_xol_insn() gives the bytes to copy into an XOL slot (at most
- * UPROBE_XOL_SLOT_BYTES).  arch_uprobe_pre_xol() sets @regs up to step
- * them at @slot; arch_uprobe_post_xol() undoes that after the step trap
- * and moves @regs to where the instruction took them (0, or -errno when
- * the task cannot go on); arch_uprobe_abort_xol() undoes it and points
- * @regs back at the breakpoint.  arch_uprobe_xol_was_trapped() says
- * whether the stepped instruction itself trapped.
- *
- * arch_uprobe_watch_traps() makes arch_uprobe_xol_was_trapped() tell
- * whether the task traps from now on, for a copy that runs out of line
- * without a step; arch_uprobe_unwatch_traps() ends that.
+ * the copied instruction.  arch_uprobe_watch_traps() makes
+ * arch_uprobe_xol_was_trapped() tell whether the task traps from now on,
+ * for such a copy; arch_uprobe_unwatch_traps() ends that.
+ */
+#ifdef CONFIG_ARCH_UPROBES_DIRECT
+bool arch_uprobe_runs_direct(struct arch_uprobe *auprobe, struct pt_regs *regs);
+size_t arch_uprobe_xol_direct(struct arch_uprobe *auprobe, struct pt_regs *regs,
+			      unsigned long bp_vaddr, unsigned long slot,
+			      u8 *code, size_t *insn_len);
+void arch_uprobe_watch_traps(struct arch_uprobe_task *autask);
+void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask);
+#else
+static inline bool arch_uprobe_runs_direct(struct arch_uprobe *auprobe,
+					   struct pt_regs *regs)
+{
+	return false;
+}
+
+static inline size_t arch_uprobe_xol_direct(struct arch_uprobe *auprobe,
+					    struct pt_regs *regs, unsigned long bp_vaddr,
+					    unsigned long slot, u8 *code, size_t *insn_len)
+{
+	return 0;
+}
+
+static inline void arch_uprobe_watch_traps(struct arch_uprobe_task *autask)
+{
+}
+
+static inline void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
+{
+}
+#endif
+
+/*
+ * ARCH_UPROBES_JUMPS: a hit probe may get a jump to a stub in place of its
+ * breakpoint (kernel/events/uprobes/stubs.c).  <asm/uprobes.h> gives
+ * UPROBE_JUMP_BYTES, UPROBE_STUB_BYTES, UPROBE_STUB_COPY and struct
+ * arch_uprobe_stub_saved.
  *
  * arch_uprobe_can_jump() says whether a hit probe may be given a jump to
  * a stub (UPROBE_JUMP_BYTES at the probed address, arch_uprobe_jump())
  * in place of its breakpoint; arch_uprobe_jump_target() reads such a
  * jump back.  arch_uprobe_stub_code() is the code of a stub, which
- * enters the kernel at sys_uprobe() (-> uprobe_stub_hit(), which has
+ * enters the kernel by the uprobe syscall (-> uprobe_stub_hit(), which has
  * arch_uprobe_stub_enter() put back what the stub saved), and may hold a
- * copy of the instruction at
- * UPROBE_STUB_COPY; a stub lies within arch_uprobe_stub_reach() bytes of
- * its probed address.  arch_uprobe_sync_mm() serializes the CPUs that
- * run an mm whose text changed.  arch_uprobe_stub_exit() sends a task
- * back out through one of its stub's own ways out, when it can: the
- * straight one, which leads to the copy or, with no copy, to the next
- * instruction, or the other, which leads anywhere.
- * arch_uprobe_stub_unwind() undoes what a stub did before its syscall, and
- * arch_uprobe_stub_leave() finishes a way out, for a signal that comes
- * then.
- * arch_uprobe_step_copy() sets a task at a stub's copy to be stepped over
- * it, arch_uprobe_step_copy_end() undoes that.
- *
- * arch_uretprobe_hijack_return_addr() replaces the return address of the
- * function just entered with @trampoline_vaddr: the old one, or -1UL.
- * arch_uretprobe_trampoline() gives the code at the trampoline of an mm
- * (of a 32-bit one if @ia32); a hit there comes back to the core as
- * uprobe_handle_trampoline().  arch_uretprobe_leave() finishes the
- * trampoline's way out, for a signal that comes then.
+ * copy of the instruction at UPROBE_STUB_COPY; a stub lies within
+ * arch_uprobe_stub_reach() bytes of its probed address.
+ * arch_uprobe_stub_exit() sends a task back out through one of its stub's
+ * own ways out, when it can: the straight one, which leads to the copy or,
+ * with no copy, to the next instruction, or the other, which leads
+ * anywhere.  arch_uprobe_stub_unwind() undoes what a stub did before its
+ * syscall, and arch_uprobe_stub_leave() finishes a way out, for a signal
+ * that comes then.  arch_uprobe_step_copy() sets a task at a stub's copy
+ * to be stepped over it, arch_uprobe_step_copy_end() undoes that.  The
+ * architecture's step trap calls uprobe_stub_step_trap() too, and its
+ * syscall entry uprobe_syscall_entry().
  */
-int arch_uprobe_analyze_insn(struct arch_uprobe *aup, bool ia32);
-bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs);
-bool arch_uprobe_runs_direct(struct arch_uprobe *aup, struct pt_regs *regs);
-size_t arch_uprobe_xol_direct(struct arch_uprobe *aup, struct pt_regs *regs,
-			      unsigned long bp_vaddr, unsigned long slot,
-			      u8 *code, size_t *insn_len);
-const u8 *arch_uprobe_xol_insn(struct arch_uprobe *aup, size_t *len);
-int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
-			struct pt_regs *regs, unsigned long slot);
-int arch_uprobe_post_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
-			 struct pt_regs *regs, unsigned long slot,
-			 unsigned long bp_vaddr);
-void arch_uprobe_abort_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
-			   struct pt_regs *regs, unsigned long bp_vaddr);
-bool arch_uprobe_xol_was_trapped(struct arch_uprobe_task *autask);
-void arch_uprobe_watch_traps(struct arch_uprobe_task *autask);
-void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask);
-unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
-						struct pt_regs *regs);
-const u8 *arch_uretprobe_trampoline(bool ia32, size_t *len);
-bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp);
-bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs);
-size_t arch_uprobe_stub_code(struct arch_uprobe *aup, unsigned long vaddr,
+#ifdef CONFIG_ARCH_UPROBES_JUMPS
+bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub);
+bool uprobe_is_stub(unsigned long addr);
+bool uprobe_stub_step_trap(struct pt_regs *regs);
+bool uprobe_syscall_entry(struct pt_regs *regs);
+
+bool arch_uprobe_can_jump(struct arch_uprobe *auprobe, struct pt_regs *regs);
+size_t arch_uprobe_stub_code(struct arch_uprobe *auprobe, unsigned long vaddr,
 			     unsigned long stub, u8 *code, size_t *copy_len);
 void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code);
 unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr);
 unsigned long arch_uprobe_stub_reach(void);
-void arch_uprobe_sync_mm(struct mm_struct *mm);
 bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset);
 bool arch_uprobe_stub_enter(struct pt_regs *regs, struct arch_uprobe_stub_saved *saved);
 bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
@@ -323,8 +439,36 @@ bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
 bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned long straight);
 void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs);
 void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs);
-bool arch_uprobe_is_ia32(struct mm_struct *mm);
-unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len);
+void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+#else
+/* mremap() moves text: the jumps to stubs need to know. */
+static inline void uprobe_mremap(struct vm_area_struct *vma, unsigned long start,
+				 unsigned long end)
+{
+}
+#endif
+
+/*
+ * ARCH_UPROBES_RETURN_SYSCALL: the trampoline enters the kernel by a
+ * syscall, which the architecture sends to uprobe_handle_trampoline();
+ * arch_uretprobe_leave() finishes the trampoline's way out, for a signal
+ * that comes then, and the architecture's uprobe_own_syscall() tells that
+ * syscall to syscall user dispatch.
+ */
+#ifdef CONFIG_ARCH_UPROBES_RETURN_SYSCALL
+bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp);
+bool uprobe_own_syscall(struct pt_regs *regs);
+#else
+static inline bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp)
+{
+	return false;
+}
+
+static inline bool uprobe_own_syscall(struct pt_regs *regs)
+{
+	return false;
+}
+#endif
 
 #else /* !CONFIG_UPROBES */
 #include <asm/ptrace.h>

@@ -706,16 +706,20 @@ static void uprobe_reset(struct arch_uprobe *aup)
 }
 
 /**
- * arch_uprobe_analyze_insn - decide how hits on @aup->insn are handled
+ * arch_uprobe_analyze_compat - decide how hits on @aup->insn are handled
  * @aup: the probed instruction; its other fields are filled in
- * @ia32: the probed mm runs 32-bit code: decode and carry the instruction
+ * @compat: the probed code is 32-bit: decode and carry the instruction
  *	out by the 32-bit rules (@aup->ia32)
+ *
+ * x86 selects ARCH_UPROBES_COMPAT: the core calls this in place of
+ * arch_uprobe_analyze_insn(), with the mode of the probed file's code.
  *
  * Return: 0, -ENOEXEC if the bytes are not an instruction, -EOPNOTSUPP if
  * the instruction cannot be probed.
  */
-int arch_uprobe_analyze_insn(struct arch_uprobe *aup, bool ia32)
+int arch_uprobe_analyze_compat(struct arch_uprobe *aup, bool compat)
 {
+	bool ia32 = compat;
 	struct insn insn;
 	int ret;
 
@@ -858,7 +862,7 @@ static bool uprobe_emulate_kind(struct arch_uprobe *aup, struct pt_regs *regs)
 }
 
 /**
- * arch_uprobe_emulate - carry out the probed instruction without running it
+ * arch_uprobe_skip_sstep - carry out the probed instruction without running it
  * @aup: the probed instruction
  * @regs: the task's registers, with regs->ip at the probed address
  *
@@ -870,7 +874,7 @@ static bool uprobe_emulate_kind(struct arch_uprobe *aup, struct pt_regs *regs)
  * Return: true if done (regs then point past the instruction), false if
  * the instruction must be stepped; @regs are unchanged then.
  */
-bool arch_uprobe_emulate(struct arch_uprobe *aup, struct pt_regs *regs)
+bool arch_uprobe_skip_sstep(struct arch_uprobe *aup, struct pt_regs *regs)
 {
 	if (!uprobe_emulate_kind(aup, regs))
 		return false;
@@ -955,19 +959,6 @@ size_t arch_uprobe_xol_direct(struct arch_uprobe *aup, struct pt_regs *regs,
 	return aup->len + UPROBE_JMP_BACK_LEN;
 }
 
-/**
- * arch_uprobe_xol_insn - the bytes to copy into an XOL slot
- * @aup: the probed instruction
- * @len: set to the number of bytes
- *
- * Return: the copy, with any RIP-relative operand rewritten.
- */
-const u8 *arch_uprobe_xol_insn(struct arch_uprobe *aup, size_t *len)
-{
-	*len = aup->len;
-	return aup->ixol;
-}
-
 /* TF on for a step of one instruction, block stepping off. */
 static void uprobe_step_on(struct arch_uprobe_task *autask, struct pt_regs *regs)
 {
@@ -988,19 +979,12 @@ static void uprobe_step_off(struct arch_uprobe_task *autask, struct pt_regs *reg
 		set_task_blockstep(current, true);
 }
 
-/**
- * arch_uprobe_pre_xol - set the task up to step the copy at @slot
- * @aup: the probed instruction
- * @autask: where the state to restore afterwards is kept
- * @regs: the task's registers, with regs->ip at the probed address
- * @slot: the address of the copy
- *
- * Must run in the task, with interrupts on.
- *
- * Return: 0.
+/*
+ * Sets the task up to step the copy at @slot, @autask keeping what is to
+ * be restored afterwards.  Must run in the task, with interrupts on.
  */
-int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
-			struct pt_regs *regs, unsigned long slot)
+static void uprobe_xol_prepare(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
+			       struct pt_regs *regs, unsigned long slot)
 {
 	arch_uprobe_watch_traps(autask);
 	if (aup->fixups & UPROBE_FIX_RIP_SCRATCH) {
@@ -1012,6 +996,20 @@ int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask
 	/* Block stepping would let the step run on past the copy. */
 	uprobe_step_on(autask, regs);
 	regs->ip = slot;
+}
+
+/**
+ * arch_uprobe_pre_xol - set the task up to step the copy of @aup
+ * @aup: the probed instruction, its copy at current->utask->xol_vaddr
+ * @regs: the task's registers, with regs->ip at the probed address
+ *
+ * Return: 0.
+ */
+int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	uprobe_xol_prepare(aup, &utask->autask, regs, utask->xol_vaddr);
 	return 0;
 }
 
@@ -1098,24 +1096,16 @@ static int uprobe_fix_after_step(struct arch_uprobe *aup,
 	return err;
 }
 
-/**
- * arch_uprobe_post_xol - finish a step after its step trap
- * @aup: the probed instruction
- * @autask: the state saved by arch_uprobe_pre_xol()
- * @regs: the task's registers, as the copy left them
- * @slot: the address of the copy
- * @bp_vaddr: the probed address
- *
- * Restores what pre_xol changed and moves @regs to where the original
- * instruction would have taken them.  A task that was being single-stepped
- * keeps TF and gets the step trap it expects.  Must run in the task.
- *
- * Return: 0, or -EFAULT if the user stack could not be fixed up (the task
- * cannot go on).
+/*
+ * Finishes a step of the copy at @slot of the instruction at @bp_vaddr:
+ * restores what uprobe_xol_prepare() changed and moves @regs to where the
+ * original instruction would have taken them.  A task that was being
+ * single-stepped keeps TF and gets the step trap it expects.  0, or
+ * -EFAULT if the user stack could not be fixed up.
  */
-int arch_uprobe_post_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
-			 struct pt_regs *regs, unsigned long slot,
-			 unsigned long bp_vaddr)
+static int uprobe_xol_finish(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
+			     struct pt_regs *regs, unsigned long slot,
+			     unsigned long bp_vaddr)
 {
 	bool keep_tf = aup->fixups & UPROBE_FIX_POPF;
 	int err;
@@ -1128,36 +1118,60 @@ int arch_uprobe_post_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autas
 }
 
 /**
- * arch_uprobe_abort_xol - give a step up and point back at the breakpoint
+ * arch_uprobe_post_xol - finish a step after its step trap
  * @aup: the probed instruction
- * @autask: the state saved by arch_uprobe_pre_xol()
- * @regs: the task's registers
- * @bp_vaddr: the probed address
+ * @regs: the task's registers, as the copy left them
  *
- * The copy did not complete: either it never ran (a signal came first) or
- * it faulted, and x86 faults leave no architectural trace, so there is no
- * push or other side effect to undo.  The task will execute the original
- * address again, and hit the breakpoint again.
+ * Must run in the task: current->utask gives the slot and the probed
+ * address.
+ *
+ * Return: 0, or -EFAULT if the user stack could not be fixed up (the task
+ * cannot go on).
  */
-void arch_uprobe_abort_xol(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
-			   struct pt_regs *regs, unsigned long bp_vaddr)
+int arch_uprobe_post_xol(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	return uprobe_xol_finish(aup, &utask->autask, regs, utask->xol_vaddr, utask->vaddr);
+}
+
+/* Undoes uprobe_xol_prepare() and points @regs back at @bp_vaddr. */
+static void uprobe_xol_abort(struct arch_uprobe *aup, struct arch_uprobe_task *autask,
+			     struct pt_regs *regs, unsigned long bp_vaddr)
 {
 	uprobe_restore_task(aup, autask, regs, false);
 	regs->ip = bp_vaddr;
 }
 
 /**
+ * arch_uprobe_abort_xol - give a step up and point back at the breakpoint
+ * @aup: the probed instruction
+ * @regs: the task's registers
+ *
+ * The copy did not complete: either it never ran (a signal came first) or
+ * it faulted, and x86 faults leave no architectural trace, so there is no
+ * push or other side effect to undo.  The task will execute the original
+ * address again, and hit the breakpoint again.
+ */
+void arch_uprobe_abort_xol(struct arch_uprobe *aup, struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	uprobe_xol_abort(aup, &utask->autask, regs, utask->vaddr);
+}
+
+/**
  * arch_uprobe_xol_was_trapped - did the stepped copy raise an exception?
- * @autask: the state saved by arch_uprobe_pre_xol()
+ * @t: the task, current
  *
  * Every exception handler that sends a signal records its trap number in
  * thread.trap_nr; the step trap itself does not when the core claims it.
  *
  * Return: true if an exception other than the step trap came.
  */
-bool arch_uprobe_xol_was_trapped(struct arch_uprobe_task *autask)
+bool arch_uprobe_xol_was_trapped(struct task_struct *t)
 {
-	return current->thread.trap_nr != UPROBE_TRAP_NR;
+	return t->thread.trap_nr != UPROBE_TRAP_NR;
 }
 
 /**
@@ -1182,7 +1196,7 @@ void arch_uprobe_watch_traps(struct arch_uprobe_task *autask)
  */
 void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
 {
-	if (!arch_uprobe_xol_was_trapped(autask))
+	if (!arch_uprobe_xol_was_trapped(current))
 		current->thread.trap_nr = autask->saved_trap_nr;
 }
 
@@ -1799,23 +1813,29 @@ static const u8 uprobe_trampoline[] = {
 /* 32-bit code has no syscall instruction to count on: it traps. */
 static const u8 uprobe_trampoline_ia32[] = { INT3_INSN_OPCODE };
 
-/**
- * arch_uretprobe_trampoline - the code of the return trampoline
- * @ia32: for a 32-bit task's mm
- * @len: set to its length
- *
- * Return: the code, which the core puts at uprobe_get_trampoline_vaddr().
- */
-const u8 *arch_uretprobe_trampoline(bool ia32, size_t *len)
+/* The trampoline of a 32-bit mm if @ia32, else of a 64-bit one. */
+static const u8 *uprobe_trampoline_of(bool ia32, unsigned long *psize)
 {
 	BUILD_BUG_ON(__NR_uretprobe > 0xffff);
 	BUILD_BUG_ON(sizeof(uprobe_trampoline) > UPROBE_XOL_SLOT_BYTES);
 	if (ia32) {
-		*len = sizeof(uprobe_trampoline_ia32);
+		*psize = sizeof(uprobe_trampoline_ia32);
 		return uprobe_trampoline_ia32;
 	}
-	*len = sizeof(uprobe_trampoline);
+	*psize = sizeof(uprobe_trampoline);
 	return uprobe_trampoline;
+}
+
+/**
+ * arch_uprobe_trampoline - the code of the return trampoline
+ * @psize: set to its length
+ *
+ * Return: the code for the current task's mm, which the core puts at
+ * uprobe_get_trampoline_vaddr().
+ */
+void *arch_uprobe_trampoline(unsigned long *psize)
+{
+	return (void *)uprobe_trampoline_of(arch_uprobe_is_compat(current->mm), psize);
 }
 
 /**
@@ -1897,10 +1917,15 @@ bool uprobe_own_syscall(struct pt_regs *regs)
 /* 32-bit kernels probe nothing (see arch_uprobe_analyze_insn()). */
 static const u8 uprobe_trampoline[] = { 0x0f, 0x0b };	/* ud2 */
 
-const u8 *arch_uretprobe_trampoline(bool ia32, size_t *len)
+static const u8 *uprobe_trampoline_of(bool ia32, unsigned long *psize)
 {
-	*len = sizeof(uprobe_trampoline);
+	*psize = sizeof(uprobe_trampoline);
 	return uprobe_trampoline;
+}
+
+void *arch_uprobe_trampoline(unsigned long *psize)
+{
+	return (void *)uprobe_trampoline_of(false, psize);
 }
 
 bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp)
@@ -1915,12 +1940,12 @@ bool uprobe_own_syscall(struct pt_regs *regs)
 #endif /* CONFIG_X86_64 */
 
 /**
- * arch_uprobe_is_ia32 - does @mm run 32-bit code?
+ * arch_uprobe_is_compat - does @mm run 32-bit code?
  * @mm: the mm
  *
  * Return: true for a 32-bit task's mm (or any mm on a 32-bit kernel).
  */
-bool arch_uprobe_is_ia32(struct mm_struct *mm)
+bool arch_uprobe_is_compat(struct mm_struct *mm)
 {
 #ifdef CONFIG_X86_64
 	return IS_ENABLED(CONFIG_IA32_EMULATION) &&
@@ -1951,7 +1976,7 @@ unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len)
 
 	mmap_assert_write_locked(mm);
 
-	if (!arch_uprobe_is_ia32(mm))
+	if (!arch_uprobe_is_compat(mm))
 		return get_unmapped_area(NULL, 0, len, 0, 0);
 	info.low_limit = max(PAGE_ALIGN(mmap_min_addr), PAGE_SIZE);
 #ifdef CONFIG_HAVE_ARCH_COMPAT_MMAP_BASES
@@ -1970,8 +1995,8 @@ unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len)
  * args->err points to) can end a step, or find a task that a debugger
  * steps at the entry of a stub; it is consumed when claimed.
  */
-static int uprobe_die_notify(struct notifier_block *nb, unsigned long val,
-			     void *data)
+int arch_uprobe_exception_notify(struct notifier_block *nb, unsigned long val,
+				 void *data)
 {
 	struct die_args *args = data;
 	struct pt_regs *regs = args->regs;
@@ -1996,16 +2021,6 @@ static int uprobe_die_notify(struct notifier_block *nb, unsigned long val,
 	}
 	return NOTIFY_DONE;
 }
-
-static struct notifier_block uprobe_die_nb = {
-	.notifier_call = uprobe_die_notify,
-};
-
-static int __init arch_uprobes_init(void)
-{
-	return register_die_notifier(&uprobe_die_nb);
-}
-arch_initcall(arch_uprobes_init);
 
 #ifdef CONFIG_UPROBES_KUNIT_TEST
 #include "uprobes_kunit.c"

@@ -403,12 +403,10 @@ static void uprobe_check_analysis(struct kunit *test,
 {
 	struct arch_uprobe aup = {};
 	const u8 *ixol = c->check_ixol ? c->ixol : c->insn;
-	const u8 *copy;
-	size_t len;
 	int ret;
 
 	memcpy(aup.insn, c->insn, MAX_UINSN_BYTES);
-	ret = arch_uprobe_analyze_insn(&aup, ia32);
+	ret = arch_uprobe_analyze_compat(&aup, ia32);
 	KUNIT_ASSERT_EQ(test, ret, c->ret);
 	if (ret)
 		return;
@@ -422,10 +420,6 @@ static void uprobe_check_analysis(struct kunit *test,
 	if (c->fixups & FIX_RIP)
 		KUNIT_EXPECT_EQ(test, aup.scratch_reg, c->scratch_reg);
 	uprobe_check_operands(test, &aup, c);
-
-	copy = arch_uprobe_xol_insn(&aup, &len);
-	KUNIT_EXPECT_PTR_EQ(test, copy, (const u8 *)aup.ixol);
-	KUNIT_EXPECT_EQ(test, len, (size_t)c->len);
 }
 
 static void uprobe_test_analysis(struct kunit *test)
@@ -578,13 +572,13 @@ static void uprobe_test_emulation(struct kunit *test)
 	struct pt_regs regs = {};
 
 	memcpy(aup.insn, c->insn, MAX_UINSN_BYTES);
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&aup, false), 0);
 
 	regs.ip = TEST_BP;
 	regs.sp = 0x7ffe0000UL;
 	regs.flags = X86_EFLAGS_FIXED | X86_EFLAGS_IF | c->flags;
 	regs.cx = c->cx;
-	KUNIT_ASSERT_TRUE(test, arch_uprobe_emulate(&aup, &regs));
+	KUNIT_ASSERT_TRUE(test, arch_uprobe_skip_sstep(&aup, &regs));
 
 	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP + c->next);
 	KUNIT_EXPECT_EQ(test, regs.cx, c->cx_after);
@@ -599,8 +593,8 @@ static void uprobe_test_no_emulation(struct kunit *test)
 	struct arch_uprobe aup = { .insn = { 0x48, 0x89, 0xe5 } };
 	struct pt_regs regs = { .ip = TEST_BP, .bp = 1, .sp = 2 };
 
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, false), 0);
-	KUNIT_EXPECT_FALSE(test, arch_uprobe_emulate(&aup, &regs));
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&aup, false), 0);
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_skip_sstep(&aup, &regs));
 	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP);
 	KUNIT_EXPECT_EQ(test, regs.bp, 1UL);
 	KUNIT_EXPECT_EQ(test, regs.sp, 2UL);
@@ -656,13 +650,13 @@ static void uprobe_test_emulation_load(struct kunit *test)
 	unsigned int i;
 
 	memcpy(aup.insn, c->insn, MAX_UINSN_BYTES);
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&aup, false), 0);
 	KUNIT_ASSERT_EQ(test, aup.kind, UPROBE_KIND_LOAD);
 	for (i = 0; i < ARRAY_SIZE(uprobe_gpr_offset); i++)
 		*uprobe_reg(&regs, uprobe_gpr_offset[i]) = TEST_POISON;
 	regs.ip = TEST_HIGH_BP;
 	regs.flags = flags;
-	KUNIT_ASSERT_TRUE(test, arch_uprobe_emulate(&aup, &regs));
+	KUNIT_ASSERT_TRUE(test, arch_uprobe_skip_sstep(&aup, &regs));
 
 	KUNIT_EXPECT_EQ(test, regs.ip, TEST_HIGH_BP + aup.len);
 	KUNIT_EXPECT_EQ(test, regs.flags, flags);
@@ -682,20 +676,20 @@ static void uprobe_test_emulation_ia32(struct kunit *test)
 	struct arch_uprobe jmp = { .insn = { 0xe9, 0x00, 0x00, 0x00, 0x10 } };
 	struct pt_regs regs = { .ip = 0x08049000UL, .cx = 0x100000000UL };
 
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&loop, true), 0);
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&jecxz, true), 0);
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&jmp, true), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&loop, true), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&jecxz, true), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&jmp, true), 0);
 
 	/* ecx is 0: jecxz is taken, and loop counts down to 0xffffffff */
-	KUNIT_ASSERT_TRUE(test, arch_uprobe_emulate(&jecxz, &regs));
+	KUNIT_ASSERT_TRUE(test, arch_uprobe_skip_sstep(&jecxz, &regs));
 	KUNIT_EXPECT_EQ(test, regs.ip, 0x08049000UL + 2 + 8);
 	regs.ip = 0x08049000UL;
-	KUNIT_ASSERT_TRUE(test, arch_uprobe_emulate(&loop, &regs));
+	KUNIT_ASSERT_TRUE(test, arch_uprobe_skip_sstep(&loop, &regs));
 	KUNIT_EXPECT_EQ(test, regs.cx, 0xffffffffUL);
 	KUNIT_EXPECT_EQ(test, regs.ip, 0x08049000UL);
 
 	regs.ip = 0xf8000000UL;
-	KUNIT_ASSERT_TRUE(test, arch_uprobe_emulate(&jmp, &regs));
+	KUNIT_ASSERT_TRUE(test, arch_uprobe_skip_sstep(&jmp, &regs));
 	KUNIT_EXPECT_EQ(test, regs.ip, 0x08000005UL);
 }
 
@@ -703,13 +697,13 @@ static void uprobe_setup_xol(struct kunit *test, struct arch_uprobe *aup,
 			     struct arch_uprobe_task *autask,
 			     struct pt_regs *regs)
 {
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(aup, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(aup, false), 0);
 	regs->ip = TEST_BP;
 	regs->flags = X86_EFLAGS_FIXED | X86_EFLAGS_IF;
-	KUNIT_ASSERT_EQ(test, arch_uprobe_pre_xol(aup, autask, regs, TEST_SLOT), 0);
+	uprobe_xol_prepare(aup, autask, regs, TEST_SLOT);
 	KUNIT_EXPECT_EQ(test, regs->ip, TEST_SLOT);
 	KUNIT_EXPECT_TRUE(test, regs->flags & X86_EFLAGS_TF);
-	KUNIT_EXPECT_FALSE(test, arch_uprobe_xol_was_trapped(autask));
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_xol_was_trapped(current));
 }
 
 /* mov 0x10(%rip),%rax: si holds the end of the original while stepping. */
@@ -726,8 +720,8 @@ static void uprobe_test_xol_riprel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, regs.si, TEST_BP + 7);
 
 	regs.ip = TEST_SLOT + 7;	/* the step trap */
-	KUNIT_EXPECT_EQ(test, arch_uprobe_post_xol(&aup, &autask, &regs,
-						   TEST_SLOT, TEST_BP), 0);
+	KUNIT_EXPECT_EQ(test, uprobe_xol_finish(&aup, &autask, &regs,
+						TEST_SLOT, TEST_BP), 0);
 	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP + 7);
 	KUNIT_EXPECT_EQ(test, regs.si, 0x5151UL);
 	KUNIT_EXPECT_FALSE(test, regs.flags & X86_EFLAGS_TF);
@@ -743,8 +737,8 @@ static void uprobe_test_xol_jmp(struct kunit *test)
 
 	uprobe_setup_xol(test, &aup, &autask, &regs);
 	regs.ip = TEST_SLOT + 2;
-	KUNIT_EXPECT_EQ(test, arch_uprobe_post_xol(&aup, &autask, &regs,
-						   TEST_SLOT, TEST_BP), 0);
+	KUNIT_EXPECT_EQ(test, uprobe_xol_finish(&aup, &autask, &regs,
+						TEST_SLOT, TEST_BP), 0);
 	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP + 2 + 0x10);
 }
 
@@ -757,8 +751,8 @@ static void uprobe_test_xol_indirect_jmp(struct kunit *test)
 
 	uprobe_setup_xol(test, &aup, &autask, &regs);
 	regs.ip = 0x402000;
-	KUNIT_EXPECT_EQ(test, arch_uprobe_post_xol(&aup, &autask, &regs,
-						   TEST_SLOT, TEST_BP), 0);
+	KUNIT_EXPECT_EQ(test, uprobe_xol_finish(&aup, &autask, &regs,
+						TEST_SLOT, TEST_BP), 0);
 	KUNIT_EXPECT_EQ(test, regs.ip, 0x402000UL);
 }
 
@@ -774,9 +768,9 @@ static void uprobe_test_xol_abort(struct kunit *test)
 
 	uprobe_setup_xol(test, &aup, &autask, &regs);
 	current->thread.trap_nr = X86_TRAP_PF;
-	KUNIT_EXPECT_TRUE(test, arch_uprobe_xol_was_trapped(&autask));
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_xol_was_trapped(current));
 
-	arch_uprobe_abort_xol(&aup, &autask, &regs, TEST_BP);
+	uprobe_xol_abort(&aup, &autask, &regs, TEST_BP);
 	KUNIT_EXPECT_EQ(test, regs.ip, TEST_BP);
 	KUNIT_EXPECT_EQ(test, regs.si, 0x5151UL);
 	KUNIT_EXPECT_FALSE(test, regs.flags & X86_EFLAGS_TF);
@@ -790,13 +784,13 @@ static void uprobe_test_xol_jmp_ia32(struct kunit *test)
 	struct arch_uprobe_task autask = {};
 	struct pt_regs regs = {};
 
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, true), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&aup, true), 0);
 	regs.ip = 0xfffffff8UL;
 	regs.flags = X86_EFLAGS_FIXED | X86_EFLAGS_IF;
-	KUNIT_ASSERT_EQ(test, arch_uprobe_pre_xol(&aup, &autask, &regs, 0xf7f00040UL), 0);
+	uprobe_xol_prepare(&aup, &autask, &regs, 0xf7f00040UL);
 	regs.ip = 0xf7f00040UL + 2;
-	KUNIT_EXPECT_EQ(test, arch_uprobe_post_xol(&aup, &autask, &regs, 0xf7f00040UL,
-						   0xfffffff8UL), 0);
+	KUNIT_EXPECT_EQ(test, uprobe_xol_finish(&aup, &autask, &regs, 0xf7f00040UL,
+						0xfffffff8UL), 0);
 	KUNIT_EXPECT_EQ(test, regs.ip, 0xaUL);
 }
 
@@ -810,7 +804,7 @@ static void uprobe_test_xol_direct_ia32(struct kunit *test)
 	const u8 want[] = { 0x89, 0xe5, 0xe9 };
 	s32 rel = (s32)(0x08049002UL - (0xf7f00040UL + 2 + 5));
 
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, true), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&aup, true), 0);
 	KUNIT_ASSERT_TRUE(test, arch_uprobe_runs_direct(&aup, &regs));
 	len = arch_uprobe_xol_direct(&aup, &regs, 0x08049000UL, 0xf7f00040UL, code,
 				     &insn_len);
@@ -828,23 +822,23 @@ static void uprobe_test_xol_direct_ia32(struct kunit *test)
 
 static void uprobe_test_trampoline(struct kunit *test)
 {
-	size_t len;
-	const u8 *code = arch_uretprobe_trampoline(false, &len);
+	unsigned long len;
+	const u8 *code = uprobe_trampoline_of(false, &len);
 
-	KUNIT_ASSERT_LE(test, len, (size_t)UPROBE_XOL_SLOT_BYTES);
-	KUNIT_ASSERT_GE(test, len, (size_t)UPROBE_TRAMP_SYSCALL_END);
+	KUNIT_ASSERT_LE(test, len, (unsigned long)UPROBE_XOL_SLOT_BYTES);
+	KUNIT_ASSERT_GE(test, len, (unsigned long)UPROBE_TRAMP_SYSCALL_END);
 	/* the syscall instruction ends at UPROBE_TRAMP_SYSCALL_END */
 	KUNIT_EXPECT_EQ(test, code[UPROBE_TRAMP_SYSCALL_END - 2], 0x0f);
 	KUNIT_EXPECT_EQ(test, code[UPROBE_TRAMP_SYSCALL_END - 1], 0x05);
 	/* a ud2, then the way out: pop %r11, pop %rcx, pop %rax, ret */
-	KUNIT_ASSERT_EQ(test, len, (size_t)UPROBE_TRAMP_WAY_OUT + 5);
+	KUNIT_ASSERT_EQ(test, len, (unsigned long)UPROBE_TRAMP_WAY_OUT + 5);
 	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_TRAMP_SYSCALL_END], "\x0f\x0b", 2), 0);
 	KUNIT_EXPECT_EQ(test, UPROBE_TRAMP_WAY_OUT, UPROBE_TRAMP_SYSCALL_END + 2);
 	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_TRAMP_WAY_OUT], "\x41\x5b\x59\x58\xc3", 5), 0);
 
 	/* 32-bit tasks return to an int3 */
-	code = arch_uretprobe_trampoline(true, &len);
-	KUNIT_ASSERT_EQ(test, len, (size_t)1);
+	code = uprobe_trampoline_of(true, &len);
+	KUNIT_ASSERT_EQ(test, len, 1UL);
 	KUNIT_EXPECT_EQ(test, code[0], INT3_INSN_OPCODE);
 }
 
@@ -872,11 +866,11 @@ static void uprobe_test_can_jump(struct kunit *test)
 	struct pt_regs regs;
 
 	uprobe_stub_regs(&regs);
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&nop5, false), 0);
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&mov3, false), 0);
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&movimm, false), 0);
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&callr, false), 0);
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&riprel, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&nop5, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&mov3, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&movimm, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&callr, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&riprel, false), 0);
 	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&nop5, &regs));
 	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&riprel, &regs));
 	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&movimm, &regs));
@@ -913,7 +907,7 @@ static void uprobe_test_stub_riprel(struct kunit *test)
 	size_t len, copy_len;
 	s32 disp;
 
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&aup, false), 0);
 	len = arch_uprobe_stub_code(&aup, TEST_BP, TEST_STUB, code, &copy_len);
 	KUNIT_ASSERT_EQ(test, len, (size_t)UPROBE_STUB_COPY + 7 + UPROBE_JUMP_BYTES);
 	KUNIT_EXPECT_EQ(test, copy_len, (size_t)7);
@@ -948,7 +942,7 @@ static void uprobe_test_stub_emulated(struct kunit *test)
 	u8 code[UPROBE_STUB_BYTES];
 	size_t copy_len;
 
-	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_insn(&aup, false), 0);
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&aup, false), 0);
 	KUNIT_EXPECT_EQ(test, arch_uprobe_stub_code(&aup, TEST_BP, TEST_STUB, code, &copy_len),
 			(size_t)UPROBE_STUB_COPY + UPROBE_JUMP_BYTES);
 	KUNIT_EXPECT_EQ(test, copy_len, (size_t)0);

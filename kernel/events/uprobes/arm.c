@@ -90,18 +90,33 @@ int read_mm_bytes(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t l
 	return 0;
 }
 
+/*
+ * Writes @len bytes of text at @vaddr into @page, which @vma maps there,
+ * as ptrace does: with what the architecture's caches need for the
+ * processes to run the new text.
+ */
+static void copy_text_to_page(struct vm_area_struct *vma, struct page *page,
+			      unsigned long vaddr, const void *buf, size_t len)
+{
+	void *kaddr = kmap_local_page(page);
+
+	copy_to_user_page(vma, page, vaddr, kaddr + offset_in_page(vaddr), buf, len);
+	kunmap_local(kaddr);
+}
+
 /* Writes @len bytes at @vaddr of @mm, in the mm's own copy of the page. */
 static int poke_mm_page(struct mm_struct *mm, unsigned long vaddr, const void *buf,
 			size_t len)
 {
-	struct page *page = get_mm_page(mm, vaddr, true);
-	void *kaddr;
+	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
+	struct page *page;
 
+	if (!vma)
+		return -EFAULT;
+	page = get_mm_page(mm, vaddr, true);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
-	kaddr = kmap_local_page(page);
-	memcpy(kaddr + offset_in_page(vaddr), buf, len);
-	kunmap_local(kaddr);
+	copy_text_to_page(vma, page, vaddr, buf, len);
 	set_page_dirty_lock(page);
 	put_page(page);
 	return 0;
@@ -130,10 +145,39 @@ int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf, si
 	return poke_mm_page(mm, vaddr, buf, len);
 }
 
-/* One breakpoint byte written, or put back, under a text_batch. */
+/**
+ * arch_uprobe_sync_mm - every CPU that runs @mm stops using its old text
+ * @mm: an mm whose text changed
+ *
+ * The default does nothing: the architecture's rules for text written
+ * through another mapping (copy_to_user_page()) are enough.
+ */
+void __weak arch_uprobe_sync_mm(struct mm_struct *mm)
+{
+}
+
+/**
+ * uprobe_write_opcode - write a breakpoint, or an original instruction back
+ * @auprobe: the probed instruction
+ * @mm: the mm, whose mmap_lock the caller holds for writing
+ * @vaddr: where
+ * @opcode: what: UPROBE_SWBP_INSN_SIZE bytes of it
+ *
+ * For the set_swbp() of an architecture; the core writes its breakpoints
+ * in batches (text_batch_write()).
+ *
+ * Return: 0 or a -errno.
+ */
+int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
+			unsigned long vaddr, uprobe_opcode_t opcode)
+{
+	return write_mm_text(mm, vaddr, &opcode, UPROBE_SWBP_INSN_SIZE);
+}
+
+/* One breakpoint written, or the original put back, under a text_batch. */
 struct text_write {
 	unsigned long vaddr;
-	uprobe_opcode_t byte;
+	uprobe_opcode_t opcode;
 	bool drop_copy;
 };
 
@@ -165,25 +209,26 @@ static void text_batch_start(struct text_batch *tb, struct vm_area_struct *vma,
 static void drop_page_copy(struct vm_area_struct *vma, unsigned long vaddr);
 
 /*
- * Writes @byte at @vaddr of the batch's mapping; when it puts the file's
- * byte back (@drop_copy), the mm's copy of the page is dropped if it no
- * longer differs from the file's, once the byte is final.
+ * Writes @opcode (UPROBE_SWBP_INSN_SIZE bytes of it) at @vaddr of the
+ * batch's mapping; when it puts the file's text back (@drop_copy), the
+ * mm's copy of the page is dropped if it no longer differs from the
+ * file's, once the text is final.
  */
-static int text_batch_write(struct text_batch *tb, unsigned long vaddr, uprobe_opcode_t byte,
-			    bool drop_copy)
+static int text_batch_write(struct text_batch *tb, unsigned long vaddr,
+			    uprobe_opcode_t opcode, bool drop_copy)
 {
 	struct mm_struct *mm = tb->vma->vm_mm;
 	int err;
 
 	if (tb->n == tb->max) {
-		err = write_mm_text(mm, vaddr, &byte, sizeof(byte));
+		err = write_mm_text(mm, vaddr, &opcode, UPROBE_SWBP_INSN_SIZE);
 		if (!err && drop_copy)
 			drop_page_copy(tb->vma, vaddr);
 		return err;
 	}
-	err = poke_mm_page(mm, vaddr, &byte, sizeof(byte));
+	err = poke_mm_page(mm, vaddr, &opcode, UPROBE_SWBP_INSN_SIZE);
 	if (!err)
-		tb->writes[tb->n++] = (struct text_write){ vaddr, byte, drop_copy };
+		tb->writes[tb->n++] = (struct text_write){ vaddr, opcode, drop_copy };
 	return err;
 }
 
@@ -201,16 +246,13 @@ static unsigned int rewrite_page(struct vm_area_struct *vma, struct text_write *
 	struct page *page = get_mm_page(vma->vm_mm, w->vaddr, true);
 	bool drop = false;
 	unsigned int i;
-	u8 *kaddr;
 
 	for (i = 0; i < n && (w[i].vaddr & PAGE_MASK) == page_start; i++)
 		drop |= w[i].drop_copy;
 	if (IS_ERR(page))
 		return i;
-	kaddr = kmap_local_page(page);
 	for (n = 0; n < i; n++)
-		memcpy(kaddr + offset_in_page(w[n].vaddr), &w[n].byte, sizeof(w[n].byte));
-	kunmap_local(kaddr);
+		copy_text_to_page(vma, page, w[n].vaddr, &w[n].opcode, UPROBE_SWBP_INSN_SIZE);
 	set_page_dirty_lock(page);
 	put_page(page);
 	if (drop)
@@ -432,30 +474,31 @@ static int install_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 {
 	struct vm_area_struct *vma = tb->vma;
 	struct mm_struct *mm = vma->vm_mm;
-	uprobe_opcode_t swbp = UPROBE_SWBP_INSN, now;
+	const u8 *insn = (const u8 *)&uprobe->arch.insn;
+	uprobe_opcode_t now = 0;
 	int err;
 
 	mmap_assert_write_locked(mm);
 
-	err = prepare_insn(uprobe, vma->vm_file, arch_uprobe_is_ia32(mm));
+	err = prepare_insn(uprobe, vma->vm_file, mm, vaddr);
 	if (err)
 		return err;
-	/* 32-bit code is not run in a 64-bit mm, nor the other way round. */
-	if (uprobe->ia32 != arch_uprobe_is_ia32(mm))
+	/* Code of the compat mode runs only in a compat mm, and no other. */
+	if (uprobe->compat != arch_uprobe_is_compat(mm))
 		return -EOPNOTSUPP;
-	err = read_mm_bytes(mm, vaddr, &now, sizeof(now), NULL);
+	err = read_mm_bytes(mm, vaddr, &now, UPROBE_SWBP_INSN_SIZE, NULL);
 	if (err)
 		return err;
-	if (now == swbp || has_stub_jump(mm, vaddr))
-		return no_jump ? take_jump_out(mm, vaddr, uprobe->arch.insn) : 0;
-	if (now != uprobe->arch.insn[0])
+	if (is_swbp_insn(&now) || has_stub_jump(mm, vaddr))
+		return no_jump ? take_jump_out(mm, vaddr, insn) : 0;
+	if (memcmp(&now, insn, UPROBE_SWBP_INSN_SIZE))
 		return -EBUSY;	/* the process changed its text there */
 	err = update_ref_ctr(uprobe, mm, 1);
 	if (err)
 		return err;
 	/* Before the breakpoint: a thread of @mm may trap on it at once. */
 	set_bit(MMF_HAS_UPROBES, &mm->flags);
-	err = text_batch_write(tb, vaddr, swbp, false);
+	err = text_batch_write(tb, vaddr, UPROBE_SWBP_INSN, false);
 	if (err)
 		update_ref_ctr(uprobe, mm, -1);
 	return err;
@@ -466,24 +509,26 @@ static int remove_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 			     unsigned long vaddr)
 {
 	struct mm_struct *mm = tb->vma->vm_mm;
-	uprobe_opcode_t now;
+	const u8 *insn = (const u8 *)&uprobe->arch.insn;
+	uprobe_opcode_t now = 0, orig = 0;
 	bool copy;
 	int err;
 
 	mmap_assert_write_locked(mm);
 
-	/* Not READY: never armed.  READY: arch.insn holds the original byte. */
+	/* Not READY: never armed.  READY: arch.insn holds the original text. */
 	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
 		return 0;
-	err = take_jump_out(mm, vaddr, uprobe->arch.insn);
+	err = take_jump_out(mm, vaddr, insn);
 	if (err)
 		return err;
-	err = read_mm_bytes(mm, vaddr, &now, sizeof(now), &copy);
+	err = read_mm_bytes(mm, vaddr, &now, UPROBE_SWBP_INSN_SIZE, &copy);
 	if (err)
 		return err;
-	if (!copy || now != UPROBE_SWBP_INSN)
+	if (!copy || !is_swbp_insn(&now))
 		return 0;
-	err = text_batch_write(tb, vaddr, uprobe->arch.insn[0], true);
+	memcpy(&orig, insn, UPROBE_SWBP_INSN_SIZE);
+	err = text_batch_write(tb, vaddr, orig, true);
 	if (err)
 		return err;
 	update_ref_ctr(uprobe, mm, -1);
@@ -635,7 +680,7 @@ static int walk_one(struct batch_probe *probe, struct text_batch *tb, unsigned l
 		/* READY: arch.insn holds what the jump replaced. */
 		if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
 			return 0;
-		return take_jump_out(mm, vaddr, uprobe->arch.insn);
+		return take_jump_out(mm, vaddr, (const u8 *)&uprobe->arch.insn);
 	}
 	return 0;
 }

@@ -377,13 +377,14 @@ static int copy_from_file(struct inode *inode, struct file *file, loff_t offset,
 	return 0;
 }
 
+#ifdef CONFIG_ARCH_UPROBES_COMPAT
 /*
- * Whether the probed file holds 32-bit x86 code: an ELF file says so by
- * its machine; any other file runs as its mm does (@mm_ia32).  0, or
- * -EAGAIN when the header cannot be read without @file.
+ * Whether the probed file holds code of the compat mode: an ELF file says
+ * so by its machine (UPROBE_COMPAT_MACHINE); any other file runs as its
+ * mm does (@mm_compat).  0, or -EAGAIN when the header cannot be read
+ * without @file.
  */
-static int probe_is_ia32(struct uprobe *uprobe, struct file *file, bool mm_ia32,
-			 bool *ia32)
+static int probe_is_compat(struct uprobe *uprobe, struct file *file, bool mm_compat)
 {
 	u8 ehdr[EI_NIDENT + 4];
 	int err;
@@ -391,19 +392,44 @@ static int probe_is_ia32(struct uprobe *uprobe, struct file *file, bool mm_ia32,
 	err = copy_from_file(uprobe->inode, file, 0, ehdr, sizeof(ehdr));
 	if (err)
 		return err;
-	*ia32 = mm_ia32;
+	uprobe->compat = mm_compat;
 	if (!memcmp(ehdr, ELFMAG, SELFMAG) && ehdr[EI_DATA] == ELFDATA2LSB)
-		*ia32 = get_unaligned_le16(&ehdr[EI_NIDENT + 2]) == EM_386;
+		uprobe->compat = get_unaligned_le16(&ehdr[EI_NIDENT + 2]) ==
+				 UPROBE_COMPAT_MACHINE;
 	return 0;
 }
 
+/* Analyses the probed instruction for the mode of its file's code. */
+static int analyze_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
+			unsigned long vaddr)
+{
+	int err = probe_is_compat(uprobe, file, mm && arch_uprobe_is_compat(mm));
+
+	return err ?: arch_uprobe_analyze_compat(&uprobe->arch, uprobe->compat);
+}
+#else
 /*
- * Reads and analyses the probed instruction once, for the mode of the code
- * of its file (probe_is_ia32()), @mm_ia32 being that of the mm it is read
- * for: 0 when the probe can be armed, -EAGAIN when the instruction cannot
- * be read without @file, or why it cannot be probed.
+ * Analyses the probed instruction for @mm, at @vaddr there: not before a
+ * process maps it (-EAGAIN).
  */
-int prepare_insn(struct uprobe *uprobe, struct file *file, bool mm_ia32)
+static int analyze_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
+			unsigned long vaddr)
+{
+	if (!mm)
+		return -EAGAIN;
+	return arch_uprobe_analyze_insn(&uprobe->arch, mm, vaddr);
+}
+#endif
+
+/*
+ * Reads and analyses the probed instruction once (analyze_insn()), for
+ * @mm at @vaddr (NULL: no process maps it): 0 when the probe can be
+ * armed, -EAGAIN when that cannot be told yet (the instruction cannot be
+ * read without @file, or must be analysed in a process that maps it), or
+ * why it cannot be probed.
+ */
+int prepare_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
+		 unsigned long vaddr)
 {
 	int err;
 
@@ -414,13 +440,12 @@ int prepare_insn(struct uprobe *uprobe, struct file *file, bool mm_ia32)
 	err = uprobe->insn_err;
 	if (uprobe->insn_state != INSN_UNREAD)
 		goto unlock;
-	err = copy_from_file(uprobe->inode, file, uprobe->offset, uprobe->arch.insn,
+	err = copy_from_file(uprobe->inode, file, uprobe->offset, &uprobe->arch.insn,
 			     sizeof(uprobe->arch.insn));
 	if (!err)
-		err = probe_is_ia32(uprobe, file, mm_ia32, &uprobe->ia32);
-	if (err)
+		err = analyze_insn(uprobe, file, mm, vaddr);
+	if (err == -EAGAIN)
 		goto unlock;
-	err = arch_uprobe_analyze_insn(&uprobe->arch, uprobe->ia32);
 	if (err) {
 		uprobe->insn_err = err;
 		uprobe->insn_state = INSN_REFUSED;
@@ -472,26 +497,32 @@ static bool has_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
  */
 
 /*
- * Reads the instruction at registration when a mapping of the file gives
- * the means to (some filesystems read only through an open file).
+ * Reads and analyses the instruction at registration when a process maps
+ * the file: it gives the means to (some filesystems read only through an
+ * open file; the architecture may analyse for that process).
  */
 static int prepare_insn_early(struct uprobe *uprobe)
 {
 	struct address_space *mapping = uprobe->inode->i_mapping;
 	pgoff_t pgoff = uprobe->offset >> PAGE_SHIFT;
 	struct vm_area_struct *vma;
+	struct mm_struct *mm = NULL;
 	struct file *file = NULL;
-	bool mm_ia32 = false;
+	unsigned long vaddr = 0;
 	int err;
 
 	i_mmap_lock_read(mapping);
 	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
 		file = get_file(vma->vm_file);
-		mm_ia32 = arch_uprobe_is_ia32(vma->vm_mm);
+		mm = vma->vm_mm;
+		mmgrab(mm);
+		vaddr = offset_to_vaddr(vma, uprobe->offset);
 		break;
 	}
 	i_mmap_unlock_read(mapping);
-	err = prepare_insn(uprobe, file, mm_ia32);
+	err = prepare_insn(uprobe, file, mm, vaddr);
+	if (mm)
+		mmdrop(mm);
 	if (file)
 		fput(file);
 	return err == -EAGAIN ? 0 : err;

@@ -71,7 +71,7 @@ static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
 	struct mm_struct *mm = current->mm;
 	struct uprobe *uprobe = NULL;
 	struct vm_area_struct *vma;
-	uprobe_opcode_t opcode;
+	uprobe_opcode_t opcode = 0;
 
 	if (find_uprobe_speculative(mm, bp_vaddr, &uprobe) && uprobe)
 		return uprobe;
@@ -79,8 +79,8 @@ static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
 	vma = vma_lookup(mm, bp_vaddr);
 	uprobe = vma ? find_vma_uprobe(vma, bp_vaddr) : NULL;
 	if (!uprobe)
-		*is_swbp = !read_mm_bytes(mm, bp_vaddr, &opcode, sizeof(opcode), NULL) &&
-			   opcode == UPROBE_SWBP_INSN;
+		*is_swbp = !read_mm_bytes(mm, bp_vaddr, &opcode, UPROBE_SWBP_INSN_SIZE, NULL) &&
+			   is_trap_insn(&opcode);
 	mmap_read_unlock(mm);
 	return uprobe;
 }
@@ -205,7 +205,7 @@ static bool own_slot_finish(struct uprobe_task *utask)
 {
 	struct xol_area *area = mm_xol_area(current->mm);
 
-	if (!area)
+	if (!IS_ENABLED(CONFIG_ARCH_UPROBES_DIRECT) || !area)
 		return false;
 	utask->own_end = own_slot_poke(area, utask, UPROBE_SWBP_INSN);
 	arch_uprobe_watch_traps(&utask->autask);
@@ -252,8 +252,6 @@ static bool start_step(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 	struct uprobe_task *utask = current->utask;
 	struct xol_area *area = get_xol_area();
 	unsigned long slot;
-	const u8 *insn;
-	size_t len;
 
 	/* The step outlives the hit: it holds a reference. */
 	if (!area || !try_get_uprobe(uprobe))
@@ -261,35 +259,23 @@ static bool start_step(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 	slot = xol_take_slot(area);
 	if (!slot)
 		goto put_uprobe;
-	insn = arch_uprobe_xol_insn(&uprobe->arch, &len);
-	xol_write_slot(area, slot, insn, len);
-	if (arch_uprobe_pre_xol(&uprobe->arch, &utask->autask, regs, slot))
+	xol_write_slot(area, slot, (const u8 *)&uprobe->arch.ixol, sizeof(uprobe->arch.ixol));
+	/* What the architecture reads. */
+	utask->vaddr = bp_vaddr;
+	utask->xol_vaddr = slot;
+	if (arch_uprobe_pre_xol(&uprobe->arch, regs))
 		goto free_slot;
 	utask->active_uprobe = uprobe;
-	utask->bp_vaddr = bp_vaddr;
-	utask->xol_vaddr = slot;
 	utask_set_state(utask, UPROBE_TASK_STEPPING);
 	return true;
 
 free_slot:
+	utask->xol_vaddr = 0;
 	xol_free_slot(area, slot);
 put_uprobe:
 	put_uprobe(uprobe);
 	return false;
 }
-
-/**
- * enum hit_end - how a hit ended
- * @HIT_IGNORED: not handled (no task state, or the probe is not READY)
- * @HIT_DONE: the handlers ran and the instruction is carried out
- * @HIT_REMOVE: the same, and the handlers asked the probe out of the mm,
- *	which the caller does once out of uprobes_srcu (hits_done())
- */
-enum hit_end {
-	HIT_IGNORED,
-	HIT_DONE,
-	HIT_REMOVE,
-};
 
 /*
  * A hit of @uprobe at @bp_vaddr, the registers as at the probed
@@ -297,14 +283,17 @@ enum hit_end {
  * (by the copy at @copy, if not 0 and not emulated).  The caller holds
  * uprobes_srcu, which keeps @uprobe.
  */
-static enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
-			       unsigned long bp_vaddr, unsigned long copy)
+enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
+			unsigned long bp_vaddr, unsigned long copy)
 {
 	enum hit_end end = HIT_DONE;
 	bool want_ret = false;
 
 	/* An armed probe is READY; the acquire makes its arch visible. */
 	if (!get_utask() || smp_load_acquire(&uprobe->insn_state) != INSN_READY)
+		return HIT_IGNORED;
+	/* The instruction would not run here (a condition that fails). */
+	if (arch_uprobe_ignore(&uprobe->arch, regs))
 		return HIT_IGNORED;
 	if (run_handlers(uprobe, regs, &want_ret))
 		end = HIT_REMOVE;
@@ -313,7 +302,7 @@ static enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
 	/* A handler that moved the ip has taken the task elsewhere. */
 	if (instruction_pointer(regs) != bp_vaddr)
 		return end;
-	if (arch_uprobe_emulate(&uprobe->arch, regs))
+	if (arch_uprobe_skip_sstep(&uprobe->arch, regs))
 		return end;
 	if (copy)
 		instruction_pointer_set(regs, copy);
@@ -328,7 +317,7 @@ static enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
  * under: the removal the handlers asked for, else the jump, if @jump.
  * @uprobe is a reference of the caller's, which this drops.
  */
-static void hits_done(struct uprobe *uprobe, enum hit_end end, unsigned long vaddr, bool jump)
+void hits_done(struct uprobe *uprobe, enum hit_end end, unsigned long vaddr, bool jump)
 {
 	if (end == HIT_REMOVE)
 		handlers_remove(uprobe);
@@ -337,84 +326,64 @@ static void hits_done(struct uprobe *uprobe, enum hit_end end, unsigned long vad
 	put_uprobe(uprobe);
 }
 
-/* The hit of a task that came through @stub, which serves @site. */
-static void handle_stub_hit(struct stub_site *site, struct pt_regs *regs, unsigned long stub)
+/**
+ * uprobe_get_swbp_addr - the address of the breakpoint a task trapped on
+ * @regs: its registers, as the trap left them
+ *
+ * The default, for traps that leave the ip just past the breakpoint.
+ *
+ * Return: the address.
+ */
+unsigned long __weak uprobe_get_swbp_addr(struct pt_regs *regs)
 {
-	unsigned long source, copy = 0;
-	struct uprobe *uprobe, *later = NULL;
-	enum hit_end end;
-	int idx;
-
-	source = stub_source(site, stub);
-	instruction_pointer_set(regs, source ?: site->vaddr);
-	if (!source)
-		return;
-	idx = srcu_read_lock(&uprobes_srcu);
-	/* The place maps the site's file offset (stub_source()). */
-	uprobe = find_uprobe_srcu(READ_ONCE(site->inode), READ_ONCE(site->offset));
-	if (uprobe) {
-		/* The copy jumps back to the site: not where mremap() moved it. */
-		if (site->len && site_serves(site, uprobe, source) &&
-		    arch_uprobe_can_jump(&uprobe->arch, regs))
-			copy = stub + UPROBE_STUB_COPY;
-		end = handle_hit(uprobe, regs, source, copy);
-		if (end == HIT_REMOVE)
-			later = try_get_uprobe(uprobe);
-	}
-	srcu_read_unlock(&uprobes_srcu, idx);
-	if (later)
-		hits_done(later, end, source, false);
+	return instruction_pointer(regs) - UPROBE_SWBP_INSN_SIZE;
 }
 
 /**
- * uprobe_stub_hit - the uprobe syscall: a task came through a stub
- * @regs: its registers, as the stub left them at its syscall
- * @stub: where the stub would start, if the syscall is a stub's
+ * is_swbp_insn - is @insn the breakpoint of uprobes?
+ * @insn: UPROBE_SWBP_INSN_SIZE bytes of text, zero-extended
  *
- * The registers are put back as they were before the jump, and the hit
- * is handled as a hit of the breakpoint the jump stands for, at the place
- * the task came from (stub_source()); where that place or the probe went
- * meanwhile, the task is sent back to run the probed address again.  It
- * goes on through the stub's way out where it can (which costs less than
- * the return from a trap), else straight to where the hit took it.
- *
- * Return: false, with nothing changed, when no stub of the current mm
- * starts at @stub.
+ * Return: the default: whether it is UPROBE_SWBP_INSN.
  */
-bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
+bool __weak is_swbp_insn(uprobe_opcode_t *insn)
 {
-	struct arch_uprobe_stub_saved saved;
-	struct uprobe_task *utask;
-	struct stub_site *site;
+	uprobe_opcode_t swbp = UPROBE_SWBP_INSN;
 
-	site = current->mm ? stub_starting_at(current->mm, stub) : NULL;
-	if (!site)
-		return false;
-	if (!arch_uprobe_stub_enter(regs, &saved))
-		return true;
-	handle_stub_hit(site, regs, stub);
-	/* A step has its own way back; the rest goes out through the stub. */
-	utask = current->utask;
-	if (!utask || utask->state == UPROBE_TASK_RUNNING)
-		arch_uprobe_stub_exit(regs, stub, &saved, stub_straight(site, stub));
-	return true;
+	return !memcmp(insn, &swbp, UPROBE_SWBP_INSN_SIZE);
 }
 
 /**
- * uprobe_is_stub - does a stub of the current mm start at @addr?
- * @addr: a user address
+ * is_trap_insn - does @insn trap as a breakpoint does?
+ * @insn: UPROBE_SWBP_INSN_SIZE bytes of text, zero-extended
  *
- * Return: true if a stub handed out in the current mm starts at @addr.
+ * A trap at an address with no probe is the program's own when the
+ * instruction there is one (it gets SIGTRAP), else the probe went away
+ * since the trap (the instruction is run again).
+ *
+ * Return: the default: is_swbp_insn().
  */
-bool uprobe_is_stub(unsigned long addr)
+bool __weak is_trap_insn(uprobe_opcode_t *insn)
 {
-	return current->mm && stub_starting_at(current->mm, addr);
+	return is_swbp_insn(insn);
 }
 
-/* A breakpoint hit: the trap left the ip just past it. */
+/**
+ * arch_uprobe_ignore - is the hit to be skipped, handlers and all?
+ * @auprobe: the probed instruction
+ * @regs: the task's registers, at the probed address
+ *
+ * Return: the default: false.  An architecture whose instruction would
+ * not run (a condition that fails) moves @regs past it and says true.
+ */
+bool __weak arch_uprobe_ignore(struct arch_uprobe *auprobe, struct pt_regs *regs)
+{
+	return false;
+}
+
+/* A breakpoint hit: the trap left the ip at uprobe_get_swbp_addr(). */
 static void handle_breakpoint(struct pt_regs *regs)
 {
-	unsigned long bp_vaddr = instruction_pointer(regs) - UPROBE_SWBP_INSN_SIZE;
+	unsigned long bp_vaddr = uprobe_get_swbp_addr(regs);
 	struct uprobe *uprobe, *later = NULL;
 	bool is_swbp = false, jump;
 	enum hit_end end;
@@ -434,7 +403,9 @@ static void handle_breakpoint(struct pt_regs *regs)
 			instruction_pointer_set(regs, bp_vaddr);
 		return;
 	}
-	instruction_pointer_set(regs, bp_vaddr);
+	/* Not needlessly: sparc's sets the next pc too. */
+	if (instruction_pointer(regs) != bp_vaddr)
+		instruction_pointer_set(regs, bp_vaddr);
 	/* Asked before the hit: a step of the instruction sets TF. */
 	jump = may_jump(uprobe, regs, bp_vaddr);
 	end = handle_hit(uprobe, regs, bp_vaddr, 0);
@@ -453,10 +424,9 @@ static void handle_step(struct uprobe_task *utask, struct pt_regs *regs)
 	int err = 0;
 
 	if (utask->state == UPROBE_TASK_STEPPED)
-		err = arch_uprobe_post_xol(&uprobe->arch, &utask->autask, regs,
-					   utask->xol_vaddr, utask->bp_vaddr);
+		err = arch_uprobe_post_xol(&uprobe->arch, regs);
 	else
-		arch_uprobe_abort_xol(&uprobe->arch, &utask->autask, regs, utask->bp_vaddr);
+		arch_uprobe_abort_xol(&uprobe->arch, regs);
 	utask_set_state(utask, UPROBE_TASK_RUNNING);
 	put_uprobe(uprobe);
 	utask->active_uprobe = NULL;
@@ -466,81 +436,9 @@ static void handle_step(struct uprobe_task *utask, struct pt_regs *regs)
 	release_signals();
 	if (err) {
 		pr_warn_ratelimited("uprobes: pid %d: the probed instruction at 0x%lx could not complete (%d)\n",
-				    current->pid, utask->bp_vaddr, err);
+				    current->pid, utask->vaddr, err);
 		force_sig(SIGILL);
 	}
-}
-
-/* The site of the stub of @mm whose copy starts at @ip, or NULL. */
-static struct stub_site *stub_copy_at(struct mm_struct *mm, unsigned long ip)
-{
-	unsigned long offset;
-	struct stub_site *site = stub_at(mm, ip, &offset);
-
-	return site && site->len && offset == UPROBE_STUB_COPY ? site : NULL;
-}
-
-/*
- * A signal found the task at the copy in a stub: the hit is reported
- * already, and sent back to the probed address the task would come
- * through the stub again and report it twice.  So the signal waits while
- * the task is stepped over the copy (handle_stub_step()).  False when the
- * task is elsewhere, or dying (it is then put back at the probed address).
- */
-static bool stub_copy_finish(struct uprobe_task *utask, struct pt_regs *regs)
-{
-	unsigned long ip = instruction_pointer(regs);
-	struct stub_site *site = stub_copy_at(current->mm, ip);
-
-	if (!site)
-		return false;
-	if (__fatal_signal_pending(current)) {
-		instruction_pointer_set(regs, site->vaddr);
-		return false;
-	}
-	utask->bp_vaddr = site->vaddr;
-	utask->xol_vaddr = ip;
-	arch_uprobe_step_copy(&utask->autask, regs);
-	utask_set_state(utask, UPROBE_TASK_STUB_STEPPING);
-	return true;
-}
-
-/*
- * The step over a stub's copy ended: @done, the copy ran (the ip is at the
- * jump back), and the task goes on past the probed instruction; or not
- * (it trapped, or the task is dying), and it goes back to the probed one.
- */
-static void stub_copy_stepped(struct uprobe_task *utask, struct pt_regs *regs, bool done)
-{
-	unsigned long ip = instruction_pointer(regs);
-
-	arch_uprobe_step_copy_end(&utask->autask, regs);
-	utask_set_state(utask, UPROBE_TASK_RUNNING);
-	instruction_pointer_set(regs, utask->bp_vaddr + (done ? ip - utask->xol_vaddr : 0));
-	utask->xol_vaddr = 0;
-}
-
-/* The step trap after a stub's copy: the signals it held are due. */
-static void handle_stub_step(struct uprobe_task *utask, struct pt_regs *regs)
-{
-	/* A rep string instruction stepped one round: step on. */
-	if (instruction_pointer(regs) == utask->xol_vaddr)
-		return;
-	stub_copy_stepped(utask, regs, true);
-	release_signals();
-}
-
-/*
- * Whether a signal must wait for the task, stepped over a stub's copy, to
- * finish it.
- */
-static bool stub_copy_deny_signal(struct uprobe_task *utask, struct pt_regs *regs)
-{
-	if (!__fatal_signal_pending(current) &&
-	    !arch_uprobe_xol_was_trapped(&utask->autask))
-		return true;
-	stub_copy_stepped(utask, regs, false);
-	return false;
 }
 
 /**
@@ -608,7 +506,7 @@ static bool own_slot_deny_signal(struct uprobe_task *utask, struct pt_regs *regs
 	bool give_up = __fatal_signal_pending(current);
 
 	if (utask->state == UPROBE_TASK_FINISHING) {
-		give_up |= arch_uprobe_xol_was_trapped(&utask->autask);
+		give_up |= arch_uprobe_xol_was_trapped(current);
 		if (!give_up)
 			return true;
 		own_slot_finished(utask, regs, false);
@@ -660,33 +558,11 @@ bool uprobe_deny_signal(void)
 	clear_tsk_thread_flag(t, TIF_SIGPENDING);
 	spin_unlock_irq(&t->sighand->siglock);
 	if (utask->state == UPROBE_TASK_STEPPING &&
-	    (__fatal_signal_pending(t) || arch_uprobe_xol_was_trapped(&utask->autask))) {
+	    (__fatal_signal_pending(t) || arch_uprobe_xol_was_trapped(current))) {
 		utask_set_state(utask, UPROBE_TASK_STEP_ABANDON);
 		set_tsk_thread_flag(t, TIF_UPROBE);
 	}
 	return true;
-}
-
-/*
- * Where a task in a stub stands in the probed code: the probed address
- * before the stub's syscall, and at its copy (which has not run); past the
- * probed instruction at the jump back; on a way out, where it leads.  0
- * when the task is in no stub, or a way out could not be read.
- */
-static unsigned long stub_origin(struct mm_struct *mm, struct pt_regs *regs)
-{
-	struct pt_regs left = *regs;
-	struct stub_site *site;
-	unsigned long offset;
-
-	if (!stub_at(mm, instruction_pointer(regs), &offset))
-		return 0;
-	/* On a copy of the registers: only where the task stands is asked. */
-	leave_stub(&left);
-	site = stub_copy_at(mm, instruction_pointer(&left));
-	if (site)
-		return site->vaddr;
-	return stub_at(mm, instruction_pointer(&left), &offset) ? 0 : instruction_pointer(&left);
 }
 
 /**
@@ -710,7 +586,7 @@ unsigned long uprobe_rseq_ip(struct pt_regs *regs)
 	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
 		return ip;
 	if (utask && (utask_stepping(utask) || utask->state == UPROBE_TASK_STUB_STEPPING))
-		return ip == utask->xol_vaddr ? utask->bp_vaddr : ip;
+		return ip == utask->xol_vaddr ? utask->vaddr : ip;
 	origin = own_slot_origin(utask, ip) ?: stub_origin(mm, regs);
 	return origin ?: ip;
 }
@@ -761,16 +637,10 @@ static bool rseq_give_up_copy(struct uprobe_task *utask, struct pt_regs *regs)
 int uprobe_rseq_abort(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
-	struct stub_site *site;
-	unsigned long offset;
 
 	if (utask && rseq_give_up_copy(utask, regs))
 		return 0;
-	leave_stub(regs);
-	site = stub_copy_at(current->mm, instruction_pointer(regs));
-	if (site)
-		instruction_pointer_set(regs, site->vaddr);
-	else if (stub_at(current->mm, instruction_pointer(regs), &offset))
+	if (stub_rseq_abort(regs))
 		return -EFAULT;	/* a way out that could not be read */
 	leave_own_slot(utask, regs);
 	return 0;
@@ -786,14 +656,24 @@ int uprobe_rseq_abort(struct pt_regs *regs)
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
-	unsigned long ip = instruction_pointer(regs), offset;
+	unsigned long ip = instruction_pointer(regs);
 	unsigned long origin = own_slot_origin(utask, ip);
-	struct stub_site *site;
 
 	if (utask && (utask_stepping(utask) || utask->state == UPROBE_TASK_STUB_STEPPING))
-		return utask->bp_vaddr;
-	site = current->mm ? stub_at(current->mm, ip, &offset) : NULL;
-	if (site && site->len && offset >= UPROBE_STUB_COPY)
-		return site->vaddr + offset - UPROBE_STUB_COPY;
+		return utask->vaddr;
+	if (!origin && current->mm)
+		origin = stub_trap_addr(current->mm, ip);
 	return origin ?: ip;
 }
+
+static struct notifier_block uprobe_exception_nb = {
+	.notifier_call = arch_uprobe_exception_notify,
+	.priority = INT_MAX - 1,	/* after kprobes' */
+};
+
+/* The traps of architectures that report them by the die chain. */
+static int __init uprobe_traps_init(void)
+{
+	return register_die_notifier(&uprobe_exception_nb);
+}
+arch_initcall(uprobe_traps_init);

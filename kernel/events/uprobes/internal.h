@@ -31,8 +31,6 @@
 #define XOL_SLOTS_PER_PAGE	(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
 #define XOL_SLOTS		(XOL_PAGES_MAX * XOL_SLOTS_PER_PAGE)
 #define XOL_SHARED_SLOTS	16	/* never kept by a task: left for steps */
-#define STUBS_PER_PAGE		(PAGE_SIZE / UPROBE_STUB_BYTES)
-#define STUB_PAGES_MAX		16	/* per mm */
 #define UPROBE_SPARE_RETURNS	8	/* return_instances a task keeps for reuse */
 
 /**
@@ -58,8 +56,8 @@ enum uprobe_insn_state {
  * @insn_mutex: guards @insn_state and @arch while they are filled in
  * @insn_state: see enum uprobe_insn_state (read locklessly once READY)
  * @insn_err: why the instruction was refused
- * @ia32: @arch holds 32-bit code (probe_is_ia32()); armed only in mms
- *	that run 32-bit code
+ * @compat: @arch holds code of the compat mode (probe_is_compat()); armed
+ *	only in mms that run such code (ARCH_UPROBES_COMPAT)
  * @stub_refused: the instruction could not be copied into a stub (a
  *	RIP-relative operand out of reach): no more tries to give the probe
  *	a jump (set once, read locklessly)
@@ -79,7 +77,7 @@ struct uprobe {
 	struct mutex insn_mutex;	/* guards insn_state, insn_err, arch */
 	enum uprobe_insn_state insn_state;
 	int insn_err;
-	bool ia32;
+	bool compat;
 	bool stub_refused;
 	struct inode *inode;
 	loff_t offset;
@@ -111,46 +109,6 @@ struct xol_area {
 	struct list_head stub_pages;
 	unsigned int nr_stub_pages;
 	bool no_stubs;
-};
-
-/**
- * struct stub_site - the probed place a stub serves
- * @vaddr: the probed address the stub was made for
- * @next: the address of the instruction after it, where the stub's jump
- *	back leads
- * @inode: the probed file (compared, never dereferenced)
- * @offset: the probed offset in @inode
- * @insn: the instruction the stub was made for
- * @len: the length of the stub's copy of it, 0 if it has none
- * @moved: mremap() moved the text at @vaddr since (set under mmap_lock
- *	for writing, never cleared): stub_source() must look for the jump
- * @reported: bit 0: a fault inside the jump was logged (jump_fault_report())
- */
-struct stub_site {
-	unsigned long vaddr;
-	unsigned long next;
-	struct inode *inode;
-	loff_t offset;
-	u8 insn[MAX_UINSN_BYTES];
-	u8 len;
-	bool moved;
-	unsigned long reported;
-};
-
-/**
- * struct stub_page - a page of stubs, mapped within reach of its sites
- * @node: in xol_area.stub_pages
- * @vaddr: where the page is mapped in the mm
- * @page: the page
- * @used: the stubs handed out, in order (release: @sites is set first)
- * @sites: what each stub serves
- */
-struct stub_page {
-	struct list_head node;
-	unsigned long vaddr;
-	struct page *page;
-	unsigned int used;
-	struct stub_site sites[STUBS_PER_PAGE];
 };
 
 extern struct srcu_struct uprobes_srcu;
@@ -221,7 +179,8 @@ void put_uprobe(struct uprobe *uprobe);
 struct uprobe *find_uprobe_srcu(struct inode *inode, loff_t offset);
 struct folio *get_file_folio(struct address_space *mapping, pgoff_t index,
 			     struct file *file);
-int prepare_insn(struct uprobe *uprobe, struct file *file, bool mm_ia32);
+int prepare_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
+		 unsigned long vaddr);
 bool any_consumer_wants(struct uprobe *uprobe, struct mm_struct *mm);
 int get_live_uprobes(struct uprobe ***listp);
 void put_uprobe_list(struct uprobe **list, unsigned int n);
@@ -249,30 +208,157 @@ void xol_write_slot(struct xol_area *area, unsigned long vaddr,
 		    const u8 *insn, size_t len);
 u8 xol_swap_byte(struct xol_area *area, unsigned long vaddr, u8 byte);
 
-/* stubs.c */
+/* stubs.c: the jumps (ARCH_UPROBES_JUMPS); without them, nothing to do */
+#ifdef CONFIG_ARCH_UPROBES_JUMPS
+#define STUBS_PER_PAGE		(PAGE_SIZE / UPROBE_STUB_BYTES)
+#define STUB_PAGES_MAX		16	/* per mm */
+
+/**
+ * struct stub_site - the probed place a stub serves
+ * @vaddr: the probed address the stub was made for
+ * @next: the address of the instruction after it, where the stub's jump
+ *	back leads
+ * @inode: the probed file (compared, never dereferenced)
+ * @offset: the probed offset in @inode
+ * @insn: the instruction the stub was made for
+ * @len: the length of the stub's copy of it, 0 if it has none
+ * @moved: mremap() moved the text at @vaddr since (set under mmap_lock
+ *	for writing, never cleared): stub_source() must look for the jump
+ * @reported: bit 0: a fault inside the jump was logged (jump_fault_report())
+ */
+struct stub_site {
+	unsigned long vaddr;
+	unsigned long next;
+	struct inode *inode;
+	loff_t offset;
+	u8 insn[MAX_UINSN_BYTES];
+	u8 len;
+	bool moved;
+	unsigned long reported;
+};
+
+/**
+ * struct stub_page - a page of stubs, mapped within reach of its sites
+ * @node: in xol_area.stub_pages
+ * @vaddr: where the page is mapped in the mm
+ * @page: the page
+ * @used: the stubs handed out, in order (release: @sites is set first)
+ * @sites: what each stub serves
+ */
+struct stub_page {
+	struct list_head node;
+	unsigned long vaddr;
+	struct page *page;
+	unsigned int used;
+	struct stub_site sites[STUBS_PER_PAGE];
+};
+
 struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
 			  unsigned long *offset);
-
-/* The site of the stub of @mm that starts at @addr, or NULL. */
-static inline struct stub_site *stub_starting_at(struct mm_struct *mm, unsigned long addr)
-{
-	unsigned long offset;
-	struct stub_site *site = stub_at(mm, addr, &offset);
-
-	return site && !offset ? site : NULL;
-}
-
-void free_stub_page(struct stub_page *sp);
-bool site_serves(struct stub_site *site, struct uprobe *uprobe, unsigned long vaddr);
+void free_stub_pages(struct xol_area *area);
 bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr);
 int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn);
 bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr);
 void jump_fault_report(struct pt_regs *regs);
 void try_jump(struct uprobe *uprobe, unsigned long vaddr);
-unsigned long stub_source(struct stub_site *site, unsigned long stub);
-unsigned long stub_straight(struct stub_site *site, unsigned long stub);
 void leave_stub(struct pt_regs *regs);
 void dup_stub_pages(struct xol_area *old, struct xol_area *area);
+bool stub_copy_finish(struct uprobe_task *utask, struct pt_regs *regs);
+void stub_copy_stepped(struct uprobe_task *utask, struct pt_regs *regs, bool done);
+void handle_stub_step(struct uprobe_task *utask, struct pt_regs *regs);
+bool stub_copy_deny_signal(struct uprobe_task *utask, struct pt_regs *regs);
+unsigned long stub_origin(struct mm_struct *mm, struct pt_regs *regs);
+int stub_rseq_abort(struct pt_regs *regs);
+unsigned long stub_trap_addr(struct mm_struct *mm, unsigned long ip);
+#else
+static inline void free_stub_pages(struct xol_area *area)
+{
+}
+
+static inline bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr)
+{
+	return false;
+}
+
+static inline int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn)
+{
+	return 0;
+}
+
+static inline bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr)
+{
+	return false;
+}
+
+static inline void jump_fault_report(struct pt_regs *regs)
+{
+}
+
+static inline void try_jump(struct uprobe *uprobe, unsigned long vaddr)
+{
+}
+
+static inline void leave_stub(struct pt_regs *regs)
+{
+}
+
+static inline void dup_stub_pages(struct xol_area *old, struct xol_area *area)
+{
+}
+
+static inline bool stub_copy_finish(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	return false;
+}
+
+static inline void stub_copy_stepped(struct uprobe_task *utask, struct pt_regs *regs,
+				     bool done)
+{
+}
+
+static inline void handle_stub_step(struct uprobe_task *utask, struct pt_regs *regs)
+{
+}
+
+static inline bool stub_copy_deny_signal(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	return false;
+}
+
+static inline unsigned long stub_origin(struct mm_struct *mm, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static inline int stub_rseq_abort(struct pt_regs *regs)
+{
+	return 0;
+}
+
+static inline unsigned long stub_trap_addr(struct mm_struct *mm, unsigned long ip)
+{
+	return 0;
+}
+#endif
+
+/* hit.c */
+
+/**
+ * enum hit_end - how a hit ended
+ * @HIT_IGNORED: not handled (no task state, or the probe is not READY)
+ * @HIT_DONE: the handlers ran and the instruction is carried out
+ * @HIT_REMOVE: the same, and the handlers asked the probe out of the mm,
+ *	which the caller does once out of uprobes_srcu (hits_done())
+ */
+enum hit_end {
+	HIT_IGNORED,
+	HIT_DONE,
+	HIT_REMOVE,
+};
+
+enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
+			unsigned long bp_vaddr, unsigned long copy);
+void hits_done(struct uprobe *uprobe, enum hit_end end, unsigned long vaddr, bool jump);
 
 /* task.c */
 void utask_set_state(struct uprobe_task *utask, enum uprobe_task_state state);

@@ -11,16 +11,37 @@
 
 #include "internal.h"
 
-/*
- * Drops the pending returns whose frames are gone: those below the stack
- * pointer @sp (a longjmp() left them), and the one at @sp itself unless
- * the return address there is still the trampoline (@chained).
+/**
+ * arch_uretprobe_is_alive - is the frame of a pending return still there?
+ * @ret: the pending return
+ * @ctx: where the question is asked
+ * @regs: the task's registers there
+ *
+ * The default, for stacks that grow down: the frame is there while the
+ * stack pointer is below the one at its entry; a tail call from it
+ * (RP_CHECK_CHAIN_CALL) may have the same.  Whether the return address is
+ * on the stack (x86: the entry's stack pointer points at it, the return
+ * pops it) or in a register (the stack pointer is the same at entry and
+ * at return), the frame a function returns from is then not alive at the
+ * trampoline, nor any frame a longjmp() went past, at a call or a return.
+ *
+ * Return: true if the frame is there.
  */
-static void drop_dead_returns(struct uprobe_task *utask, unsigned long sp, bool chained)
+bool __weak arch_uretprobe_is_alive(struct return_instance *ret, enum rp_check ctx,
+				    struct pt_regs *regs)
 {
+	unsigned long sp = user_stack_pointer(regs);
+
+	return ctx == RP_CHECK_CHAIN_CALL ? sp <= ret->stack : sp < ret->stack;
+}
+
+/* Drops the pending returns whose frames are gone (a longjmp() left them). */
+static void drop_dead_returns(struct uprobe_task *utask, struct pt_regs *regs, bool chained)
+{
+	enum rp_check ctx = chained ? RP_CHECK_CHAIN_CALL : RP_CHECK_CALL;
 	struct return_instance *keep = utask->return_instances;
 
-	while (keep && (keep->stack < sp || (keep->stack == sp && !chained)))
+	while (keep && !arch_uretprobe_is_alive(keep, ctx, regs))
 		keep = keep->next;
 	drop_return_instances(utask, keep);
 }
@@ -55,7 +76,7 @@ void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 		goto put_uprobe;
 	/* A tail call from a function whose return is pending. */
 	chained = orig == tramp;
-	drop_dead_returns(utask, sp, chained);
+	drop_dead_returns(utask, regs, chained);
 	if (utask->depth >= MAX_URETPROBE_DEPTH) {
 		pr_warn_ratelimited("uprobes: pid %d: more than %d pending returns\n",
 				    current->pid, MAX_URETPROBE_DEPTH);
@@ -131,9 +152,9 @@ void leave_trampoline(struct pt_regs *regs)
  * uprobe_handle_trampoline - a probed function returned to the trampoline
  * @regs: the task's registers, with the stack as the function left it
  *
- * The returning frame is the oldest pending return below the stack
- * pointer; newer ones are frames a longjmp() skipped, dropped without
- * their handlers.  The returning frame's handlers run, and those of the
+ * The returning frame is the oldest pending return whose frame is gone
+ * (arch_uretprobe_is_alive()); newer ones are frames a longjmp() skipped,
+ * dropped without their handlers.  The returning frame's handlers run, and those of the
  * functions that tail-called from it (chained), newest first; then the
  * task goes on at the original return address.  A task with no pending
  * return here gets SIGILL.
@@ -141,11 +162,11 @@ void leave_trampoline(struct pt_regs *regs)
 void uprobe_handle_trampoline(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
-	unsigned long sp = user_stack_pointer(regs);
 	struct return_instance *ri, *first, *last = NULL, *keep;
 
 	if (utask)
-		for (ri = utask->return_instances; ri && ri->stack < sp; ri = ri->next)
+		for (ri = utask->return_instances;
+		     ri && !arch_uretprobe_is_alive(ri, RP_CHECK_RET, regs); ri = ri->next)
 			last = ri;
 	if (!last) {
 		force_sig(SIGILL);

@@ -91,6 +91,15 @@ struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
 	return site;
 }
 
+/* The site of the stub of @mm that starts at @addr, or NULL. */
+static struct stub_site *stub_starting_at(struct mm_struct *mm, unsigned long addr)
+{
+	unsigned long offset;
+	struct stub_site *site = stub_at(mm, addr, &offset);
+
+	return site && !offset ? site : NULL;
+}
+
 static vm_fault_t stub_fault(const struct vm_special_mapping *sm,
 			     struct vm_area_struct *vma, struct vm_fault *vmf)
 {
@@ -111,11 +120,20 @@ static vm_fault_t stub_fault(const struct vm_special_mapping *sm,
 	return ret;
 }
 
-void free_stub_page(struct stub_page *sp)
+static void free_stub_page(struct stub_page *sp)
 {
 	if (sp->page)
 		__free_page(sp->page);
 	kfree(sp);
+}
+
+/* Frees the stub pages of @area, whose mm is gone. */
+void free_stub_pages(struct xol_area *area)
+{
+	struct stub_page *sp, *next;
+
+	list_for_each_entry_safe(sp, next, &area->stub_pages, node)
+		free_stub_page(sp);
 }
 
 /* A stub page for @vaddr, all breakpoints, no stub handed out. */
@@ -233,7 +251,7 @@ static unsigned long add_stub(struct stub_page *sp, struct uprobe *uprobe, unsig
 }
 
 /* Whether @site is a stub made for @uprobe's instruction at @vaddr. */
-bool site_serves(struct stub_site *site, struct uprobe *uprobe, unsigned long vaddr)
+static bool site_serves(struct stub_site *site, struct uprobe *uprobe, unsigned long vaddr)
 {
 	return site->vaddr == vaddr && !memcmp(site->insn, uprobe->arch.insn, sizeof(site->insn));
 }
@@ -475,7 +493,7 @@ static noinline unsigned long moved_stub_source(struct stub_site *site, unsigned
  * for is done for the task at that place, or run again there if the probe
  * went.  Moved text is looked for (moved_stub_source()).
  */
-unsigned long stub_source(struct stub_site *site, unsigned long stub)
+static unsigned long stub_source(struct stub_site *site, unsigned long stub)
 {
 	/* Text that never moved: the jump's place, without a look. */
 	if (!READ_ONCE(site->moved))
@@ -488,7 +506,7 @@ unsigned long stub_source(struct stub_site *site, unsigned long stub)
  * copy, or with none, to the jump to the next instruction, which stands
  * for the jump's target here.
  */
-unsigned long stub_straight(struct stub_site *site, unsigned long stub)
+static unsigned long stub_straight(struct stub_site *site, unsigned long stub)
 {
 	return site->len ? stub + UPROBE_STUB_COPY : site->next;
 }
@@ -569,6 +587,210 @@ void dup_stub_pages(struct xol_area *old, struct xol_area *area)
 		area->nr_stub_pages++;
 	}
 	area->no_stubs = old->no_stubs;
+}
+
+/* ---------------------------------------------------------------------
+ * Hits through a stub, and tasks in one when a signal or rseq comes
+ */
+
+/* The hit of a task that came through @stub, which serves @site. */
+static void handle_stub_hit(struct stub_site *site, struct pt_regs *regs, unsigned long stub)
+{
+	unsigned long source, copy = 0;
+	struct uprobe *uprobe, *later = NULL;
+	enum hit_end end;
+	int idx;
+
+	source = stub_source(site, stub);
+	instruction_pointer_set(regs, source ?: site->vaddr);
+	if (!source)
+		return;
+	idx = srcu_read_lock(&uprobes_srcu);
+	/* The place maps the site's file offset (stub_source()). */
+	uprobe = find_uprobe_srcu(READ_ONCE(site->inode), READ_ONCE(site->offset));
+	if (uprobe) {
+		/* The copy jumps back to the site: not where mremap() moved it. */
+		if (site->len && site_serves(site, uprobe, source) &&
+		    arch_uprobe_can_jump(&uprobe->arch, regs))
+			copy = stub + UPROBE_STUB_COPY;
+		end = handle_hit(uprobe, regs, source, copy);
+		if (end == HIT_REMOVE)
+			later = try_get_uprobe(uprobe);
+	}
+	srcu_read_unlock(&uprobes_srcu, idx);
+	if (later)
+		hits_done(later, end, source, false);
+}
+
+/**
+ * uprobe_stub_hit - the uprobe syscall: a task came through a stub
+ * @regs: its registers, as the stub left them at its syscall
+ * @stub: where the stub would start, if the syscall is a stub's
+ *
+ * The registers are put back as they were before the jump, and the hit
+ * is handled as a hit of the breakpoint the jump stands for, at the place
+ * the task came from (stub_source()); where that place or the probe went
+ * meanwhile, the task is sent back to run the probed address again.  It
+ * goes on through the stub's way out where it can (which costs less than
+ * the return from a trap), else straight to where the hit took it.
+ *
+ * Return: false, with nothing changed, when no stub of the current mm
+ * starts at @stub.
+ */
+bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
+{
+	struct arch_uprobe_stub_saved saved;
+	struct uprobe_task *utask;
+	struct stub_site *site;
+
+	site = current->mm ? stub_starting_at(current->mm, stub) : NULL;
+	if (!site)
+		return false;
+	if (!arch_uprobe_stub_enter(regs, &saved))
+		return true;
+	handle_stub_hit(site, regs, stub);
+	/* A step has its own way back; the rest goes out through the stub. */
+	utask = current->utask;
+	if (!utask || utask->state == UPROBE_TASK_RUNNING)
+		arch_uprobe_stub_exit(regs, stub, &saved, stub_straight(site, stub));
+	return true;
+}
+
+/**
+ * uprobe_is_stub - does a stub of the current mm start at @addr?
+ * @addr: a user address
+ *
+ * Return: true if a stub handed out in the current mm starts at @addr.
+ */
+bool uprobe_is_stub(unsigned long addr)
+{
+	return current->mm && stub_starting_at(current->mm, addr);
+}
+
+
+/* The site of the stub of @mm whose copy starts at @ip, or NULL. */
+static struct stub_site *stub_copy_at(struct mm_struct *mm, unsigned long ip)
+{
+	unsigned long offset;
+	struct stub_site *site = stub_at(mm, ip, &offset);
+
+	return site && site->len && offset == UPROBE_STUB_COPY ? site : NULL;
+}
+
+/*
+ * A signal found the task at the copy in a stub: the hit is reported
+ * already, and sent back to the probed address the task would come
+ * through the stub again and report it twice.  So the signal waits while
+ * the task is stepped over the copy (handle_stub_step()).  False when the
+ * task is elsewhere, or dying (it is then put back at the probed address).
+ */
+bool stub_copy_finish(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	unsigned long ip = instruction_pointer(regs);
+	struct stub_site *site = stub_copy_at(current->mm, ip);
+
+	if (!site)
+		return false;
+	if (__fatal_signal_pending(current)) {
+		instruction_pointer_set(regs, site->vaddr);
+		return false;
+	}
+	utask->vaddr = site->vaddr;
+	utask->xol_vaddr = ip;
+	arch_uprobe_step_copy(&utask->autask, regs);
+	utask_set_state(utask, UPROBE_TASK_STUB_STEPPING);
+	return true;
+}
+
+/*
+ * The step over a stub's copy ended: @done, the copy ran (the ip is at the
+ * jump back), and the task goes on past the probed instruction; or not
+ * (it trapped, or the task is dying), and it goes back to the probed one.
+ */
+void stub_copy_stepped(struct uprobe_task *utask, struct pt_regs *regs, bool done)
+{
+	unsigned long ip = instruction_pointer(regs);
+
+	arch_uprobe_step_copy_end(&utask->autask, regs);
+	utask_set_state(utask, UPROBE_TASK_RUNNING);
+	instruction_pointer_set(regs, utask->vaddr + (done ? ip - utask->xol_vaddr : 0));
+	utask->xol_vaddr = 0;
+}
+
+/* The step trap after a stub's copy: the signals it held are due. */
+void handle_stub_step(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	/* A rep string instruction stepped one round: step on. */
+	if (instruction_pointer(regs) == utask->xol_vaddr)
+		return;
+	stub_copy_stepped(utask, regs, true);
+	release_signals();
+}
+
+/*
+ * Whether a signal must wait for the task, stepped over a stub's copy, to
+ * finish it.
+ */
+bool stub_copy_deny_signal(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	if (!__fatal_signal_pending(current) &&
+	    !arch_uprobe_xol_was_trapped(current))
+		return true;
+	stub_copy_stepped(utask, regs, false);
+	return false;
+}
+
+
+/*
+ * Where a task in a stub stands in the probed code: the probed address
+ * before the stub's syscall, and at its copy (which has not run); past the
+ * probed instruction at the jump back; on a way out, where it leads.  0
+ * when the task is in no stub, or a way out could not be read.
+ */
+unsigned long stub_origin(struct mm_struct *mm, struct pt_regs *regs)
+{
+	struct pt_regs left = *regs;
+	struct stub_site *site;
+	unsigned long offset;
+
+	if (!stub_at(mm, instruction_pointer(regs), &offset))
+		return 0;
+	/* On a copy of the registers: only where the task stands is asked. */
+	leave_stub(&left);
+	site = stub_copy_at(mm, instruction_pointer(&left));
+	if (site)
+		return site->vaddr;
+	return stub_at(mm, instruction_pointer(&left), &offset) ? 0 : instruction_pointer(&left);
+}
+
+/*
+ * For an rseq abort (uprobe_rseq_abort()): a task in a stub is put where
+ * it stands in the probed code.  0, or -EFAULT when it is on a way out
+ * that could not be read.
+ */
+int stub_rseq_abort(struct pt_regs *regs)
+{
+	struct stub_site *site;
+	unsigned long offset;
+
+	leave_stub(regs);
+	site = stub_copy_at(current->mm, instruction_pointer(regs));
+	if (site)
+		instruction_pointer_set(regs, site->vaddr);
+	else if (stub_at(current->mm, instruction_pointer(regs), &offset))
+		return -EFAULT;
+	return 0;
+}
+
+/* The probed address a trap at @ip in a stub's copy stands for, or 0. */
+unsigned long stub_trap_addr(struct mm_struct *mm, unsigned long ip)
+{
+	unsigned long offset;
+	struct stub_site *site = stub_at(mm, ip, &offset);
+
+	if (site && site->len && offset >= UPROBE_STUB_COPY)
+		return site->vaddr + offset - UPROBE_STUB_COPY;
+	return 0;
 }
 
 /*

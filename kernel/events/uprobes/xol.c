@@ -57,15 +57,27 @@ static const struct vm_special_mapping xol_mapping = {
 
 static void free_xol_area(struct xol_area *area)
 {
-	struct stub_page *sp, *next;
 	int i;
 
-	list_for_each_entry_safe(sp, next, &area->stub_pages, node)
-		free_stub_page(sp);
+	free_stub_pages(area);
 	for (i = 0; i < XOL_PAGES_MAX; i++)
 		if (area->pages[i])
 			__free_page(area->pages[i]);
 	kfree(area);
+}
+
+/* Fills @len bytes at @dst with breakpoints, as many as fit whole. */
+static void fill_swbp(void *dst, size_t len)
+{
+	uprobe_opcode_t swbp = UPROBE_SWBP_INSN;
+	size_t i;
+
+	if (sizeof(swbp) == 1) {
+		memset(dst, *(u8 *)&swbp, len);
+		return;
+	}
+	for (i = 0; i + sizeof(swbp) <= len; i += sizeof(swbp))
+		memcpy(dst + i, &swbp, sizeof(swbp));
 }
 
 /* A page of slots, all breakpoints: nothing in it runs unnoticed. */
@@ -77,18 +89,20 @@ static struct page *alloc_xol_page(void)
 	if (!page)
 		return NULL;
 	kaddr = kmap_local_page(page);
-	memset(kaddr, UPROBE_SWBP_INSN, PAGE_SIZE);
+	fill_swbp(kaddr, PAGE_SIZE);
 	kunmap_local(kaddr);
 	return page;
 }
 
-/* A new area for @vaddr, holding the trampoline of a 32-bit mm if @ia32. */
-static struct xol_area *alloc_xol_area(unsigned long vaddr, bool ia32)
+/*
+ * A new area for @vaddr, holding the trampoline for the current task's mm
+ * (the parent's, at fork).
+ */
+static struct xol_area *alloc_xol_area(unsigned long vaddr)
 {
 	struct xol_area *area = kzalloc(sizeof(*area), GFP_KERNEL);
-	const u8 *tramp;
-	size_t len;
-	void *kaddr;
+	unsigned long len;
+	void *tramp;
 
 	if (!area)
 		return NULL;
@@ -100,10 +114,10 @@ static struct xol_area *alloc_xol_area(unsigned long vaddr, bool ia32)
 	area->vaddr = vaddr;
 	init_waitqueue_head(&area->wq);
 	INIT_LIST_HEAD(&area->stub_pages);
-	tramp = arch_uretprobe_trampoline(ia32, &len);
-	kaddr = kmap_local_page(area->pages[0]);
-	memcpy(kaddr, tramp, min_t(size_t, len, UPROBE_XOL_SLOT_BYTES));
-	kunmap_local(kaddr);
+	tramp = arch_uprobe_trampoline(&len);
+	/* At 0, by the contract: the architecture adds nothing after it. */
+	arch_uprobe_copy_ixol(area->pages[0], 0, tramp,
+			      min_t(unsigned long, len, UPROBE_XOL_SLOT_BYTES));
 	set_bit(0, area->slots);
 	return area;
 }
@@ -113,6 +127,20 @@ static void publish_xol_area(struct mm_struct *mm, struct xol_area *area)
 	/* The area is filled in before lockless readers can see it. */
 	smp_store_release(&mm->uprobes_state.xol_area, area);
 	set_bit(MMF_HAS_UPROBES, &mm->flags);
+}
+
+/**
+ * arch_uprobe_xol_vaddr - where to map the XOL area of @mm
+ * @mm: the current task's mm
+ * @len: the length of the area
+ *
+ * The default: a free range as high as the mm has one.
+ *
+ * Return: the address, or a -errno.
+ */
+unsigned long __weak arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len)
+{
+	return get_unmapped_area(NULL, TASK_SIZE - len, len, 0, 0);
 }
 
 /* Maps a new XOL area into @mm. */
@@ -132,7 +160,7 @@ static int map_xol_area(struct mm_struct *mm)
 		err = vaddr;
 		goto unlock;
 	}
-	area = alloc_xol_area(vaddr, arch_uprobe_is_ia32(mm));
+	area = alloc_xol_area(vaddr);
 	if (!area) {
 		err = -ENOMEM;
 		goto unlock;
@@ -276,23 +304,62 @@ void xol_free_slot(struct xol_area *area, unsigned long vaddr)
 }
 
 /*
- * The slot gets @insn, then breakpoints: nothing past it runs unnoticed.
- * A slot that holds @insn already is left alone: the next hit of the same
- * probe finds it so, and code rewritten on every hit is slow to run (an
- * emulator translates it anew; a CPU may flush its pipeline).
+ * The slot gets @insn, written by arch_uprobe_copy_ixol().  A slot that
+ * holds @insn already is left alone: the next hit of the same probe finds
+ * it so, and code rewritten on every hit is slow to run (an emulator
+ * translates it anew; a CPU may flush its pipeline).
  */
 void xol_write_slot(struct xol_area *area, unsigned long vaddr,
 		    const u8 *insn, size_t len)
 {
 	struct page *page = xol_vaddr_page(area, vaddr);
 	void *kaddr = kmap_local_page(page) + offset_in_page(vaddr);
+	bool same = !memcmp(kaddr, insn, len);
 
-	if (memcmp(kaddr, insn, len)) {
-		memcpy(kaddr, insn, len);
-		memset(kaddr + len, UPROBE_SWBP_INSN, UPROBE_XOL_SLOT_BYTES - len);
-		flush_dcache_page(page);
-	}
 	kunmap_local(kaddr);
+	if (!same)
+		arch_uprobe_copy_ixol(page, vaddr, (void *)insn, len);
+}
+
+/**
+ * arch_uprobe_copy_ixol - write code into a page of the XOL area
+ * @page: the page
+ * @vaddr: where in the area the code goes; 0 for the trampoline, at the
+ *	start of the first page
+ * @src: the code
+ * @len: its length, at most UPROBE_XOL_SLOT_BYTES
+ *
+ * The default: the code, then breakpoints to the end of its slot, so that
+ * nothing past it runs unnoticed.  An architecture whose instruction cache
+ * must be told of new code, or that puts more after it, has its own.
+ */
+void __weak arch_uprobe_copy_ixol(struct page *page, unsigned long vaddr, void *src,
+				  unsigned long len)
+{
+	void *kaddr = kmap_local_page(page) + offset_in_page(vaddr);
+	size_t tail = UPROBE_XOL_SLOT_BYTES - offset_in_page(vaddr) % UPROBE_XOL_SLOT_BYTES;
+
+	memcpy(kaddr, src, len);
+	fill_swbp(kaddr + len, tail - len);
+	flush_dcache_page(page);
+	kunmap_local(kaddr);
+}
+
+/**
+ * arch_uprobe_trampoline - the code return probes return to
+ * @psize: set to its length
+ *
+ * The default is a breakpoint, which the trap brings to the core like any
+ * other: uprobe_notify_resume() knows its address.
+ *
+ * Return: the code.
+ */
+void * __weak arch_uprobe_trampoline(unsigned long *psize)
+{
+	static uprobe_opcode_t swbp = UPROBE_SWBP_INSN;
+
+	*psize = UPROBE_SWBP_INSN_SIZE;
+	return &swbp;
 }
 
 /* The byte at @vaddr, in a slot the caller holds, becomes @byte: the old one. */
@@ -338,7 +405,7 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 		set_bit(MMF_HAS_UPROBES, &newmm->flags);
 	if (!old)
 		return;
-	area = alloc_xol_area(old->vaddr, arch_uprobe_is_ia32(oldmm));
+	area = alloc_xol_area(old->vaddr);
 	if (!area)
 		return;
 	dup_stub_pages(old, area);

@@ -18,6 +18,7 @@ typedef u8 uprobe_opcode_t;
 #define UPROBE_JUMP_BYTES		5	/* jmp rel32 to a stub */
 #define UPROBE_STUB_BYTES		64	/* a stub, in a stub page */
 #define UPROBE_STUB_COPY		37	/* where a stub's copy begins */
+#define UPROBE_COMPAT_MACHINE		EM_386	/* the ELF machine of 32-bit code */
 
 /**
  * enum arch_uprobe_kind - how a hit on the instruction is handled
