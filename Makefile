@@ -14,15 +14,18 @@ TORTURE_LINES ?= 100000
 TORTURE_DEBUG ?= 1
 MUTANT ?=
 TCG ?= multi
+ARCH ?= x86_64
+CROSS_ARCHES ?=
 
 TOP := $(CURDIR)
 OUT := $(TOP)/out
 TREE := $(if $(MUTANT),mutant,$(KERNEL))
 SRC := $(OUT)/src/$(TREE)
-FLAVOUR := $(TREE)$(if $(DEBUG),-debug)
+# x86-64 keeps the names it always had; arm64 builds and tests beside it.
+ARCH_SUFFIX := $(if $(filter arm64,$(ARCH)),-arm64)
+FLAVOUR := $(TREE)$(if $(DEBUG),-debug)$(ARCH_SUFFIX)
 BUILD := $(OUT)/build/$(FLAVOUR)
-IMAGE := $(BUILD)/arch/x86/boot/bzImage
-TESTS := $(OUT)/tests
+TESTS := $(OUT)/tests$(ARCH_SUFFIX)
 RESULTS ?= $(OUT)/results/$(FLAVOUR)$(if $(MUTANT),-$(MUTANT))
 INIT := $(OUT)/guest/init
 NPROC := $(shell nproc)
@@ -30,14 +33,28 @@ NPROC := $(shell nproc)
 BENCH_BIN := $(OUT)/bench/bin/uprobe_bench
 SELFTEST := $(OUT)/src/ours/tools/testing/selftests/uprobes
 
-FRAGMENTS := $(addprefix $(TOP)/configs/,guest.config tracing.config bpf.config kunit.config)
-FRAGMENTS += $(if $(filter-out upstream,$(KERNEL)),$(TOP)/configs/ours.config)
+FRAGMENTS := $(addprefix $(TOP)/configs/,guest.config guest-$(ARCH).config tracing.config \
+	bpf.config kunit.config)
+FRAGMENTS += $(wildcard $(TOP)/configs/bpf-$(ARCH).config)
+FRAGMENTS += $(if $(filter-out upstream,$(KERNEL)),$(wildcard $(TOP)/configs/ours-$(ARCH).config))
 FRAGMENTS += $(if $(DEBUG),$(TOP)/configs/debug.config)
 
 export CCACHE_BASEDIR := $(TOP)
 KBUILD_ENV := KBUILD_BUILD_TIMESTAMP="2024-11-17" KBUILD_BUILD_USER=uprobes \
 	KBUILD_BUILD_HOST=build
-KMAKE := $(MAKE) -C $(SRC) O=$(BUILD) CC="ccache gcc" -j$(NPROC) $(KBUILD_ENV)
+ifeq ($(ARCH),x86_64)
+IMAGE := $(BUILD)/arch/x86/boot/bzImage
+IMAGE_TARGET := bzImage
+KARCH :=
+else ifeq ($(ARCH),arm64)
+IMAGE := $(BUILD)/arch/arm64/boot/Image
+IMAGE_TARGET := Image
+CROSS := aarch64-linux-gnu-
+KARCH := ARCH=arm64 CROSS_COMPILE=$(CROSS)
+else
+$(error ARCH must be 'x86_64' or 'arm64', not '$(ARCH)')
+endif
+KMAKE := $(MAKE) -C $(SRC) O=$(BUILD) $(KARCH) CC="ccache $(CROSS)gcc" -j$(NPROC) $(KBUILD_ENV)
 
 ifeq ($(filter $(KERNEL),ours upstream wip),)
 $(error KERNEL must be 'ours', 'upstream' or 'wip', not '$(KERNEL)')
@@ -52,8 +69,8 @@ $(error no mutant $(MUTANT_PATCH))
 endif
 endif
 
-.PHONY: help deps tree config kernel init tests check retest torture mutants bench run shell \
-	series cleanroom clean
+.PHONY: help deps tree config kernel init root tests check retest torture mutants bench run \
+	shell series cross cleanroom clean
 
 help:
 	@echo 'Targets:'
@@ -61,6 +78,7 @@ help:
 	@echo '  check      deps, build, boot and run every test; ends "N passed, N failed"'
 	@echo '  shell      boot the kernel to an interactive shell (exit it to stop)'
 	@echo '  series     our changes as a patch series in out/series/, checkpatch --strict'
+	@echo '  cross      build ours for every other architecture with uprobes (tinyconfig)'
 	@echo '  cleanroom  compare our files with the base tree'"'"'s uprobes implementation'
 	@echo '  deps       install the packages everything needs (apt-get, idempotent)'
 	@echo '  tree       prepare out/src/$$KERNEL from the base tarball'
@@ -76,6 +94,9 @@ help:
 	@echo '  KERNEL=ours|upstream|wip  which kernel (default ours); upstream is the untouched'
 	@echo '                        base, wip is ours plus the replacements of overlay-wip.list'
 	@echo '  DEBUG=1               add configs/debug.config (KASAN, lockdep, DEBUG_VM)'
+	@echo '  ARCH=x86_64|arm64     the guest architecture (default x86_64); arm64 boots'
+	@echo '                        QEMU virt with a Debian arm64 root (kernel, check, run, shell)'
+	@echo '  CROSS_ARCHES=...      the architectures of cross (default: all eight others)'
 	@echo '  T=REGEX               run only the suites whose name matches (check)'
 	@echo '  TIMEOUT=SECONDS       hard limit for one boot (default $(TIMEOUT))'
 	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
@@ -97,30 +118,34 @@ tree: deps
 	@$(TOP)/dev/tree.sh $(TREE) $(MUTANT_PATCH)
 
 config: tree
-	@$(TOP)/dev/config.sh $(SRC) $(BUILD) $(FRAGMENTS)
+	@$(KARCH) $(TOP)/dev/config.sh $(SRC) $(BUILD) $(FRAGMENTS)
 
 kernel: config
-	@echo "  KERNEL  $(KERNEL)$(if $(DEBUG), (debug)) from $$(cat $(OUT)/src/upstream.version)"
-	@+$(KMAKE) -s bzImage modules
+	@echo "  KERNEL  $(KERNEL)$(if $(DEBUG), (debug)) for $(ARCH) from $$(cat $(OUT)/src/upstream.version)"
+	@+$(KMAKE) -s $(IMAGE_TARGET) modules
 
-init: $(INIT)
+init: $(INIT) $(if $(CROSS),root)
 
 $(INIT): $(TOP)/guest/init.c
 	@mkdir -p $(dir $@)
 	gcc -static -O2 -Wall -Wextra -o $@ $<
 
+# The arm64 guest's root: Debian, with its init (dev/arm64-root.sh).
+root: deps
+	@$(TOP)/dev/arm64-root.sh $(OUT)/arm64 $(TOP)/guest/init.c
+
 tests: kernel
-	@+$(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
+	@+$(KARCH) $(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
 
 check: kernel tests init
-	@TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
+	@ARCH=$(ARCH) TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
 		$(TORTURE_SECONDS) $(FUZZ_LINES)
 
 # The test boot alone, against the kernel already built: for test writers.
 retest: init
 	@$(TOP)/dev/tree.sh ours
-	@+$(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
-	@TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
+	@+$(KARCH) $(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
+	@ARCH=$(ARCH) TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
 		$(TORTURE_SECONDS) $(FUZZ_LINES)
 
 # The torture and fuzz suites alone, long, with the checkers on; the boot's
@@ -145,13 +170,17 @@ bench: deps init
 	@$(TOP)/dev/bench.sh $(BENCH_BIN) $(OUT)/bench $(TIMEOUT)
 
 run: kernel init
-	@$(TOP)/dev/boot.sh $(IMAGE) $(RESULTS) $(TIMEOUT) -- $(TOP)/guest/demo.sh
+	@$(TOP)/dev/boot.sh --arch $(ARCH) $(IMAGE) $(RESULTS) $(TIMEOUT) -- $(TOP)/guest/demo.sh
 
 shell: kernel init
-	@$(TOP)/dev/boot.sh --interactive $(IMAGE) $(RESULTS) 0 -- /bin/bash
+	@$(TOP)/dev/boot.sh --interactive --arch $(ARCH) $(IMAGE) $(RESULTS) 0 -- /bin/bash
 
 series: tree
 	@$(TOP)/dev/series.sh $(OUT)/series
+
+# Our tree for every other architecture with uprobes: one line each.
+cross: tree
+	@$(TOP)/dev/cross.sh $(SRC) $(OUT)/cross/$(TREE) $(TOP)/configs/cross.config $(CROSS_ARCHES)
 
 cleanroom: deps
 	@$(TOP)/../shared/tools/cleanroom-check $(TOP)

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# boot.sh [--interactive] [--multi-thread] [--kernel-arg ARG]... IMAGE RESULTS TIMEOUT -- COMMAND [ARG...]
+# boot.sh [--interactive] [--multi-thread] [--arch x86_64|arm64] [--kernel-arg ARG]... IMAGE RESULTS TIMEOUT -- COMMAND [ARG...]
 #
-# Boots IMAGE under QEMU (TCG, 2 vCPUs) with the host's / as a read-only 9p
-# root and RESULTS as a writable 9p share, and has guest/init.c run COMMAND
-# as the guest's only job.  The guest sees this project at /mnt/project
-# (a checkout under /tmp would be hidden by the guest's own /tmp), so
-# arguments naming paths in the project are rewritten to that place.
+# Boots IMAGE under QEMU (TCG, 2 vCPUs) with a read-only 9p root and
+# RESULTS as a writable 9p share, and has guest/init.c run COMMAND as the
+# guest's only job.  The root is the host's / for x86-64 (the default), an
+# arm64 Debian root (dev/arm64-root.sh) on QEMU's virt machine for arm64.
+# The guest sees this project at /mnt/project (a checkout under /tmp would
+# be hidden by the guest's own /tmp; on arm64 it is a 9p share of its
+# own), so arguments naming paths in the project are rewritten to that
+# place.
 # TCG runs both vCPUs on one host thread (reproducible) unless
 # --multi-thread gives each its own, as the test boots (dev/check.sh) and
 # throughput benchmarks use.  --kernel-arg adds ARG to the kernel command
@@ -15,15 +18,18 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: boot.sh [--interactive] [--multi-thread] [--kernel-arg ARG]... IMAGE RESULTS TIMEOUT -- COMMAND..." >&2
+	echo "usage: boot.sh [--interactive] [--multi-thread] [--arch x86_64|arm64] [--kernel-arg ARG]... IMAGE RESULTS TIMEOUT -- COMMAND..." >&2
 	exit 2
 }
 
-interactive=0 tcg_thread=single kernel_args=""
+interactive=0 tcg_thread=single kernel_args="" arch=x86_64
 while [ $# -gt 0 ]; do
 	case $1 in
 	--interactive) interactive=1 ;;
 	--multi-thread) tcg_thread=multi ;;
+	--arch) [ $# -ge 2 ] || usage
+		arch=$2
+		shift ;;
 	--kernel-arg) [ $# -ge 2 ] || usage
 		kernel_args+=" $2"
 		shift ;;
@@ -38,9 +44,13 @@ image=$1 results=$2 limit=$3
 shift 4
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-init=$top/out/guest/init
+case $arch in
+x86_64) root=/ init=$top/out/guest/init ;;
+arm64) root=$top/out/arm64/root init=/sbin/uprobes-init ;;
+*) usage ;;
+esac
 [ -f "$image" ] || { echo "boot.sh: no kernel image $image" >&2; exit 2; }
-[ -x "$init" ] || { echo "boot.sh: no guest init $init" >&2; exit 2; }
+[ -x "$root$init" ] || { echo "boot.sh: no guest init $root$init" >&2; exit 2; }
 
 mkdir -p "$results"
 rm -f "$results/status" "$results/console.log"
@@ -51,19 +61,34 @@ rm -f "$results/status" "$results/console.log"
 # without an interrupt.  loglevel=5, not quiet: quiet keeps KERN_WARNING
 # off the console, and with it every WARN() and lockdep report, which
 # dev/console-check.sh must see.
-cmdline="console=ttyS0 loglevel=5 panic=-1 pci=noacpi root=root rootfstype=9p"
+cmdline="loglevel=5 panic=-1 root=root rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,cache=loose ro$kernel_args"
 guest_top=/mnt/project
 guest_args=("${@/#"$top"\//$guest_top/}")
-cmdline+=" uprobes_project=$top init=$init -- ${guest_args[*]}"
+project=$top
+[ "$arch" = x86_64 ] || project=9p:project
+cmdline+=" uprobes_project=$project init=$init -- ${guest_args[*]}"
 
 # shellcheck disable=SC2054 # commas belong to QEMU's option syntax
-qemu=(qemu-system-x86_64 -accel "tcg,thread=$tcg_thread" -cpu max -smp 2 -m 2G
-	-kernel "$image" -append "$cmdline" -no-reboot -display none
-	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
-	-device virtio-9p-pci,fsdev=root,mount_tag=root
+case $arch in
+x86_64)
+	qemu=(qemu-system-x86_64 -append "console=ttyS0 pci=noacpi $cmdline")
+	virtio=virtio-9p-pci ;;
+arm64)
+	qemu=(qemu-system-aarch64 -machine virt -append "console=ttyAMA0 $cmdline")
+	virtio=virtio-9p-device ;;
+esac
+# shellcheck disable=SC2054
+qemu+=(-accel "tcg,thread=$tcg_thread" -cpu max -smp 2 -m 2G
+	-kernel "$image" -no-reboot -display none
+	-fsdev "local,id=root,path=$root,security_model=none,readonly=on,multidevs=remap"
+	-device "$virtio,fsdev=root,mount_tag=root"
 	-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
-	-device virtio-9p-pci,fsdev=results,mount_tag=results)
+	-device "$virtio,fsdev=results,mount_tag=results")
+# shellcheck disable=SC2054
+[ "$arch" = x86_64 ] || qemu+=(
+	-fsdev "local,id=project,path=$top,security_model=none,readonly=on,multidevs=remap"
+	-device "$virtio,fsdev=project,mount_tag=project")
 
 if [ "$interactive" -eq 1 ]; then
 	"${qemu[@]}" -serial mon:stdio

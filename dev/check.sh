@@ -7,7 +7,8 @@
 # the tree it was built from, for the few behaviours where ours differs.
 # TCG=single (environment) runs both vCPUs on one host thread instead of
 # one each: reproducible, but the vCPUs then take turns, and races between
-# threads of the guest rarely show.
+# threads of the guest rarely show.  ARCH=arm64 (environment) boots the
+# arm64 guest (dev/boot.sh --arch).
 set -euo pipefail
 
 kernel=$1 limit=$6 filter=${7:-} torture=${8:-60} fuzz_lines=${9:-1500}
@@ -28,7 +29,8 @@ multi) boot_args=(--multi-thread) ;;
 single) boot_args=() ;;
 *) echo "check.sh: TCG must be multi or single, not '$tcg'" >&2; exit 2 ;;
 esac
-echo "  CHECK   kernel $kernel ($(basename "$build"), $engine engine), base linux-source-6.12 $base, QEMU TCG ($tcg-threaded)"
+boot_args+=(--arch "${ARCH:-x86_64}")
+echo "  CHECK   kernel $kernel ($(basename "$build"), $engine engine, ${ARCH:-x86_64}), base linux-source-6.12 $base, QEMU TCG ($tcg-threaded)"
 start=$(date +%s)
 boot_rc=0
 "$top/dev/boot.sh" "${boot_args[@]}" "$image" "$results" "$limit" -- \

@@ -5,8 +5,11 @@
 # of the kernel on purpose and names, on its "Expect-fail:" line, the suites
 # that must catch it.  For each mutant this builds `ours` with the patch
 # applied (out/build/mutant, incremental from one mutant to the next), runs
-# those suites, and reports whether each one failed.  Exits non-zero if a
-# suite passed on a kernel it should have caught.
+# those suites, and reports whether each one failed.  An "Arch: arm64" line
+# runs them on arm64 (make check ARCH=arm64).  The suite "cross" is the
+# build of the other architectures: the mutant must break the arm64 build
+# (make cross).  Exits non-zero if a suite passed on a kernel it should
+# have caught.
 set -euo pipefail
 
 limit=${1:-2400}
@@ -16,11 +19,22 @@ missed=0
 for patch in "$top"/dev/mutants/*.patch; do
 	name=$(basename "$patch" .patch)
 	read -r -a expect < <(sed -n 's/^Expect-fail: *//p' "$patch")
+	arch=$(sed -n 's/^Arch: *//p' "$patch")
 	filter="^($(IFS='|'; echo "${expect[*]}"))\$"
 	log=$top/out/results/mutant-$name.log
 	mkdir -p "$(dirname "$log")"
 	echo "  MUTANT  $name: expecting failures in ${expect[*]}"
-	make -s -C "$top" check MUTANT="$name" T="$filter" TIMEOUT="$limit" >"$log" 2>&1 || true
+	if [ "${expect[*]}" = cross ]; then
+		if make -s -C "$top" cross MUTANT="$name" CROSS_ARCHES=arm64 >"$log" 2>&1; then
+			echo "          MISSED by cross: the arm64 build passed"
+			missed=$((missed + 1))
+		else
+			echo "          caught by cross: $(grep -m1 FAILED "$log" || echo failed)"
+		fi
+		continue
+	fi
+	make -s -C "$top" check MUTANT="$name" ARCH="${arch:-x86_64}" T="$filter" \
+		TIMEOUT="$limit" >"$log" 2>&1 || true
 	for suite in "${expect[@]}"; do
 		line=$(grep -E "^$suite +[0-9]+ passed" "$log" || true)
 		if grep -qE "^not ok - $suite: |^$suite +[0-9]+ passed, [1-9]" "$log"; then

@@ -8,6 +8,8 @@
 # The base tree's BPF selftests go to TESTS/bpf (dev/bpf-selftests.sh), and
 # their module, bpf_testmod, beside ours.  The programs are plain user space
 # and serve every kernel; the modules are built once per kernel build.
+# ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- (environment) cross-builds
+# them all, and leaves the BPF selftests out.
 set -euo pipefail
 
 ours=${1:?usage: tests.sh OURS_SRC KERNEL_BUILD TESTS}
@@ -16,10 +18,12 @@ tests=$(readlink -f "${3:?usage: tests.sh OURS_SRC KERNEL_BUILD TESTS}")
 selftest=$ours/tools/testing/selftests/uprobes
 jobs=$(nproc)
 
+cross=()
+[ -z "${CROSS_COMPILE:-}" ] || cross=(CC="${CROSS_COMPILE}gcc")
 echo "  TESTS   $tests/uprobes"
 mkdir -p "$tests/build"
 make -s -j"$jobs" -C "$selftest" OUTPUT="$tests/build" INSTALL_PATH="$tests/uprobes" \
-	KHDR_INCLUDES=" " install >/dev/null
+	KHDR_INCLUDES=" " "${cross[@]}" install >/dev/null
 
 kernel_src=$(readlink -f "$build/source")
 moddir=$tests/modules/$(basename "$build")
@@ -51,7 +55,8 @@ if [ -d "$sample" ]; then
 fi
 
 # The base's BPF selftests, and their module after ours: building ours
-# clears the .ko files of its directory.
+# clears the .ko files of its directory.  Not cross-built.
+[ -z "${CROSS_COMPILE:-}" ] || exit 0
 base=$(dirname "$ours")/upstream
 "$(dirname "$0")/bpf-selftests.sh" "$base" "$build" \
 	"$(dirname "$0")/../guest/bpf-selftests.list" "$tests"

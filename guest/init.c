@@ -2,11 +2,11 @@
 /*
  * Guest init: PID 1 of a test boot.
  *
- * The guest's root is the host's / shared read-only over virtio-9p, so
- * nothing may be written there.  This init first makes the project
- * directory (uprobes_project= on the kernel command line) reachable as
- * /mnt/project, since the tmpfs mounted on /tmp and friends would hide a
- * checkout that lives there; then it mounts the pseudo file systems and
+ * The guest's root is shared read-only over virtio-9p: the host's / on
+ * x86-64, an arm64 Debian root on arm64; nothing may be written there.
+ * This init first makes the project directory (uprobes_project= on the
+ * kernel command line) reachable as /mnt/project, since the tmpfs mounted
+ * on /tmp and friends would hide a checkout that lives there; then it mounts the pseudo file systems and
  * scratch tmpfs the tests need, mounts the writable "results" 9p share on
  * /tmp/results, runs the command passed after "--" on the kernel command
  * line with the serial port as its controlling terminal, records its exit
@@ -84,19 +84,27 @@ static int mount_one(const struct mount_point *m)
 	return m->optional ? 0 : -1;
 }
 
-/* Bind the host's project directory to PROJECT before anything hides it. */
+/*
+ * Makes the project directory PROJECT before anything hides it: a bind of
+ * the host's directory when the root is the host's /, or the 9p share
+ * uprobes_project=9p:TAG names when the root is a guest root of its own.
+ */
 static int bind_project(void)
 {
 	const char *dir = getenv("uprobes_project");
+	int err;
 
 	if (!dir) {
 		say("no uprobes_project= on the kernel command line");
 		return -1;
 	}
-	if (mount("tmpfs", "/mnt", "tmpfs", 0, "mode=755") ||
-	    mkdir(PROJECT, 0755) ||
-	    mount(dir, PROJECT, NULL, MS_BIND | MS_REC, NULL)) {
-		say("bind %s on %s: %s", dir, PROJECT, strerror(errno));
+	err = mount("tmpfs", "/mnt", "tmpfs", 0, "mode=755") || mkdir(PROJECT, 0755);
+	if (!err && !strncmp(dir, "9p:", 3))
+		err = mount(dir + 3, PROJECT, "9p", MS_RDONLY, "trans=virtio,version=9p2000.L");
+	else if (!err)
+		err = mount(dir, PROJECT, NULL, MS_BIND | MS_REC, NULL);
+	if (err) {
+		say("mount %s on %s: %s", dir, PROJECT, strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# cross.sh SRC OUT FRAGMENT [ARCH...]
+#
+# Builds the kernel tree SRC for every other architecture that has uprobes
+# (or the ARCHes named): tinyconfig, plus what the architecture needs (an
+# MMU, 64 bits where it has them), plus FRAGMENT (CONFIG_UPROBES and
+# CONFIG_UPROBE_EVENTS), into OUT/ARCH; links vmlinux, then builds the
+# uprobes files again at W=1.  Prints one line per architecture; fails if
+# any failed.  csky has no compiler in Debian and is not built.
+set -euo pipefail
+
+src=$(readlink -f "${1:?usage: cross.sh SRC OUT FRAGMENT [ARCH...]}")
+out=$(readlink -m "${2:?usage: cross.sh SRC OUT FRAGMENT [ARCH...]}")
+fragment=$(readlink -f "${3:?usage: cross.sh SRC OUT FRAGMENT [ARCH...]}")
+shift 3
+all=(arm arm64 loongarch mips powerpc riscv s390 sparc64)
+arches=("${@:-${all[@]}}")
+jobs=$(nproc)
+uprobes_objs=(kernel/events/uprobes/ kernel/trace/trace_uprobe.o)
+
+# The make variables and the extra options of architecture $1.
+arch_make() {
+	case $1 in
+	arm) echo "ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf-" ;;
+	arm64) echo "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-" ;;
+	loongarch) echo "ARCH=loongarch LLVM=-19" ;;
+	mips) echo "ARCH=mips CROSS_COMPILE=mips64el-linux-gnuabi64-" ;;
+	powerpc) echo "ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu-" ;;
+	riscv) echo "ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu-" ;;
+	s390) echo "ARCH=s390 CROSS_COMPILE=s390x-linux-gnu-" ;;
+	sparc64) echo "ARCH=sparc64 CROSS_COMPILE=sparc64-linux-gnu-" ;;
+	*) echo "cross.sh: no architecture $1" >&2; return 1 ;;
+	esac
+}
+
+arch_options() {
+	case $1 in
+	mips) printf '%s\n' CONFIG_MIPS_MALTA=y CONFIG_CPU_MIPS64_R2=y CONFIG_64BIT=y \
+		CONFIG_CPU_LITTLE_ENDIAN=y ;;
+	powerpc) printf '%s\n' CONFIG_PPC64=y CONFIG_PPC_BOOK3S_64=y CONFIG_CPU_LITTLE_ENDIAN=y ;;
+	riscv) printf '%s\n' CONFIG_MMU=y CONFIG_ARCH_RV64I=y ;;
+	*) ;;
+	esac
+}
+
+# Builds architecture $1 into $out/$1; its log is $out/$1.log.
+build_one() {
+	local arch=$1 build=$out/$1 log=$out/$1.log
+	local -a mk
+	read -r -a mk <<<"$(arch_make "$arch")"
+	mkdir -p "$build"
+	arch_options "$arch" >"$build/arch.config"
+	local cc
+	cc="ccache $(cc_of "${mk[@]}")"
+	# Called in a condition, where set -e does not act: each step says.
+	{
+		make -C "$src" O="$build" "${mk[@]}" tinyconfig &&
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" \
+			"$build/arch.config" "$fragment" &&
+		make -C "$src" O="$build" "${mk[@]}" olddefconfig &&
+		grep -qx CONFIG_UPROBE_EVENTS=y "$build/.config" &&
+		make -C "$src" O="$build" "${mk[@]}" CC="$cc" -j"$jobs" vmlinux &&
+		make -C "$src" O="$build" "${mk[@]}" CC="$cc" -j"$jobs" W=1 \
+			"${uprobes_objs[@]}" 2>"$build/w1.log"
+	} >"$log" 2>&1
+}
+
+# The C compiler the make variables $@ name.
+cc_of() {
+	local v
+	for v in "$@"; do
+		case $v in
+		LLVM=*) echo "clang${v#LLVM=}"; return ;;
+		CROSS_COMPILE=*) echo "${v#CROSS_COMPILE=}gcc"; return ;;
+		esac
+	done
+	echo gcc
+}
+
+failed=0
+for arch in "${arches[@]}"; do
+	start=$(date +%s)
+	if build_one "$arch"; then
+		warnings=$(grep 'warning:' "$out/$arch/w1.log" | grep -c uprobe || true)
+		printf '  %-10s ok      %4ss  vmlinux; %s W=1 warnings in the uprobes files\n' \
+			"$arch" "$(($(date +%s) - start))" "$warnings"
+		[ "$warnings" -eq 0 ] || { grep -A3 'warning:' "$out/$arch/w1.log" | head -20; failed=1; }
+	else
+		printf '  %-10s FAILED  %4ss  see %s\n' "$arch" "$(($(date +%s) - start))" "$out/$arch.log"
+		grep -E 'error|Error' "$out/$arch.log" | head -10
+		failed=1
+	fi
+done
+echo "  csky       -              no compiler for csky in Debian 12"
+exit "$failed"
