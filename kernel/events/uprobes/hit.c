@@ -204,10 +204,13 @@ static u8 own_slot_poke(struct xol_area *area, struct uprobe_task *utask, u8 byt
 static bool own_slot_finish(struct uprobe_task *utask)
 {
 	struct xol_area *area = mm_xol_area(current->mm);
+	uprobe_opcode_t swbp = UPROBE_SWBP_INSN;
 
+	/* ARCH_UPROBES_DIRECT: the breakpoint is one byte, as x86's. */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_ARCH_UPROBES_DIRECT) && UPROBE_SWBP_INSN_SIZE != 1);
 	if (!IS_ENABLED(CONFIG_ARCH_UPROBES_DIRECT) || !area)
 		return false;
-	utask->own_end = own_slot_poke(area, utask, UPROBE_SWBP_INSN);
+	utask->own_end = own_slot_poke(area, utask, *(u8 *)&swbp);
 	arch_uprobe_watch_traps(&utask->autask);
 	utask_set_state(utask, UPROBE_TASK_FINISHING);
 	return true;

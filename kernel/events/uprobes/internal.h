@@ -18,6 +18,7 @@
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
 #include <linux/security.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
