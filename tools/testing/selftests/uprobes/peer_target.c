@@ -5,7 +5,8 @@
  * results, so a tool's counts and sums can be checked exactly: N entries,
  * sum of the first arguments N(N-1)/2, sum of the return values 3N(N-1)/2.
  * Each round calls peer_jump(i) too, whose first instruction, a 5-byte nop,
- * gets a jump to a stub on ours once probed and hit.
+ * gets a jump to a stub on ours once probed and hit (on arm64, a nop that
+ * is stepped out of line).
  *
  * peer_target usdt N: waits for SIGUSR1 (the tool attached), then fires
  * its USDT probe peer_target:peer_usdt N times, with i in [0, N) as its
@@ -28,9 +29,14 @@ asm(".pushsection .text\n"
 	".globl peer_jump\n"
 	".type peer_jump, @function\n"
 	"peer_jump:\n"
+#ifdef __aarch64__
+	"	nop\n"
+	"	ret\n"			/* a is in x0 already */
+#else
 	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
 	"	mov %rdi, %rax\n"
 	"	ret\n"
+#endif
 	".size peer_jump, .-peer_jump\n"
 	".popsection\n");
 

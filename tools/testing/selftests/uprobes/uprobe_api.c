@@ -37,12 +37,26 @@ TARGET long api_body(long a)
 
 /*
  * Ten bytes of movabs whose immediate is all int3 bytes, then ret: the bytes
- * inside the instruction are not an instruction boundary.
+ * inside the instruction are not an instruction boundary.  On arm64, a
+ * 4-byte mov of the same value (a logical immediate), then ret: no offset
+ * but a multiple of 4 is one.  (gcc has no naked functions on arm64.)
  */
+#ifdef __aarch64__
+long api_movabs(void);
+asm(".pushsection .text\n"
+	".globl api_movabs\n"
+	".type api_movabs, @function\n"
+	"api_movabs:\n"
+	"	mov x0, #0xcccccccccccccccc\n"
+	"	ret\n"
+	".size api_movabs, .-api_movabs\n"
+	".popsection\n");
+#else
 __attribute__((naked)) long api_movabs(void)
 {
 	asm volatile("movabs $0xcccccccccccccccc, %rax\n\tret\n");
 }
+#endif
 
 static void call_add(int n)
 {
@@ -503,10 +517,11 @@ TEST_F(api, register_beyond_file)
 }
 
 /*
- * An offset in the middle of an instruction, on a byte that reads as int3,
- * in a file mapped here (so the probe is armed at once): refused, and the
- * function still runs correctly: -EOPNOTSUPP (or -EINVAL).  The 6.12
- * kernel says -ENOTSUPP (524, not a UAPI errno).
+ * An offset in the middle of an instruction, on a byte that reads as int3
+ * (on arm64: not 4-byte aligned), in a file mapped here (so the probe is
+ * armed at once): refused, and the function still runs correctly:
+ * -EOPNOTSUPP (or -EINVAL).  The 6.12 kernel says -ENOTSUPP (524, not a
+ * UAPI errno) on x86.
  */
 TEST_F(api, register_mid_instruction)
 {

@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Code the tests write in top-level assembly, so that no compiler reshapes
- * it: the C view of its symbols.
+ * it: the C view of its symbols.  Most of it has an arm64 version (under
+ * __aarch64__ in each test), of the same function with an instruction of
+ * the same use: its comment says which.
  */
 #ifndef UPROBE_ASM_H
 #define UPROBE_ASM_H
 
 /*
  * uprobe_badreg.c: badreg_func() returns 42 after jumping over instructions
- * that cannot be probed, each at a label of its own.
+ * that cannot be probed, each at a label of its own.  On arm64: brk, svc,
+ * a literal ldr, ldxr, wfi and msr.
  */
 long badreg_func(void);
 extern const unsigned char badreg_int3[], badreg_hlt[], badreg_in[], badreg_int80[];
 extern const unsigned char badreg_cli[], badreg_long[], badreg_vex[];
+extern const unsigned char badreg_brk[], badreg_svc[], badreg_literal[];
+extern const unsigned char badreg_exclusive[], badreg_wfi[], badreg_msr[];
 
-/* uprobe_uretprobe.c: tail_a(x) tail-calls tail_b(x + 100). */
+/* uprobe_uretprobe.c: tail_a(x) tail-calls (jmp, b) tail_b(x + 100). */
 long tail_a(long x);
 long tail_b(long x);
 
@@ -23,7 +28,7 @@ long tail_b(long x);
  * the idiv at the label sig_div_insn; sig_inc(x) returns x + 1 with a lea;
  * sig_copy(d, s, n) copies n bytes with the rep movsb at sig_copy_insn.
  * None of them is emulated: each runs out of line.  sig_return_address()
- * returns its own return address.
+ * returns its own return address.  On arm64: ldr, sdiv, add, a byte loop.
  */
 long sig_load(const long *p);
 long sig_div(long a, long b);
@@ -94,14 +99,18 @@ extern const unsigned char jump_keep_lea_r8_insn[], jump_keep_movrip_r11_insn[];
 /*
  * uprobe_sandbox.c: sandbox_nop5(x) = x + 1 after a 5-byte nop (a jump to a
  * stub on ours), sandbox_nop1(x) = x + 1 after a 1-byte one (the breakpoint).
+ * arm64's: sandbox_nop(x) = x + 1 after a nop, sandbox_branch(x) = x + 1
+ * after a b to the next instruction.
  */
 long sandbox_nop5(long x);
 long sandbox_nop1(long x);
+long sandbox_nop(long x);
+long sandbox_branch(long x);
 
 /*
  * uprobe_lifecycle.c: life_direct(x) = x + 1 by a lea, run out of line
  * without a step; life_stepped(x) = x + 2 after a pushfq and the popfq at
- * life_stepped_popf, which is stepped.
+ * life_stepped_popf, which is stepped.  On arm64 both are adds, stepped.
  */
 long life_direct(long x);
 long life_stepped(long x);
@@ -111,7 +120,8 @@ extern const unsigned char life_stepped_popf[];
  * uprobe_torture.c: tt_nop(x) .. tt_call(x) return x + 1 .. x + 7, each
  * starting with an instruction of another class: nop, push, lea, pushfq
  * (then the popfq at tt_popf_insn), a 5-byte nop, mov $imm32 and call
- * rel32; tt_counted(x) = x + 8 and tt_sandboxed(x) = x + 9.
+ * rel32; tt_counted(x) = x + 8 and tt_sandboxed(x) = x + 9.  On arm64:
+ * nop, stp, add, adr (then a ldr at tt_popf_insn), cbz, adr and b.
  */
 long tt_nop(long x);
 long tt_push(long x);
@@ -124,7 +134,7 @@ long tt_counted(long x);
 long tt_sandboxed(long x);
 extern const unsigned char tt_popf_insn[];
 
-/* uprobe_perf.c: perf_sled() runs 10000 one-byte nops and returns. */
+/* uprobe_perf.c: perf_sled() runs 10000 nops (one code unit each) and returns. */
 void perf_sled(void);
 
 /*
@@ -145,6 +155,17 @@ long rseq_lea(struct rseq_slot *counters, struct rseq *rseq, long *out);
 long rseq_mov_rip(struct rseq_slot *counters, struct rseq *rseq, long *out);
 extern const unsigned char rseq_nop2_insn[], rseq_mov_reg_insn[], rseq_popfq_insn[];
 extern const unsigned char rseq_nop5_insn[], rseq_lea_insn[], rseq_mov_rip_insn[];
+
+/*
+ * The same on arm64, with x8 for r8: a nop, mov x8, x3 (the CPU), a load
+ * into x8, a b.eq taken over a mov to x8, and an adr (then a load).
+ */
+long rseq_nop(struct rseq_slot *counters, struct rseq *rseq, long *out);
+long rseq_load(struct rseq_slot *counters, struct rseq *rseq, long *out);
+long rseq_branch(struct rseq_slot *counters, struct rseq *rseq, long *out);
+long rseq_adr(struct rseq_slot *counters, struct rseq *rseq, long *out);
+extern const unsigned char rseq_nop_insn[], rseq_load_insn[], rseq_branch_insn[];
+extern const unsigned char rseq_adr_insn[];
 
 /* uprobe_nojump.c: nj_nop5(x) = x + 1, after a 5-byte nop. */
 long nj_nop5(long x);

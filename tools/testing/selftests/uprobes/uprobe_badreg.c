@@ -32,8 +32,27 @@ TARGET long badreg_good(long a)
 
 /*
  * badreg_func() returns 42 after jumping over instructions that cannot be
- * probed; each has a label of its own to probe.
+ * probed; each has a label of its own to probe.  On arm64: exceptions, a
+ * literal load, an exclusive load, a hint that is not stepped and an msr,
+ * which arm64 neither steps out of line nor simulates.
  */
+#ifdef __aarch64__
+asm(".pushsection .text\n"
+	".globl badreg_func\n"
+	".type badreg_func, @function\n"
+	"badreg_func:\n"
+	"	b 1f\n"
+	"badreg_brk:	brk #0\n"
+	"badreg_svc:	svc #0\n"
+	"badreg_literal:	ldr x0, 1f\n"
+	"badreg_exclusive:	ldxr x0, [x1]\n"
+	"badreg_wfi:	wfi\n"
+	"badreg_msr:	msr nzcv, x0\n"
+	"1:	mov x0, #42\n"
+	"	ret\n"
+	".size badreg_func, . - badreg_func\n"
+	".popsection\n");
+#else
 asm(".pushsection .text\n"
 	".globl badreg_func\n"
 	".type badreg_func, @function\n"
@@ -51,6 +70,7 @@ asm(".pushsection .text\n"
 	"	ret\n"
 	".size badreg_func, . - badreg_func\n"
 	".popsection\n");
+#endif
 
 /* Everything the test process can see of probes: must not change. */
 struct snapshot {
@@ -262,6 +282,8 @@ TEST_F(badreg, perf_offset_past_eof)
  * UAPI errno, ENOEXEC, for bytes that do not decode as an instruction; for
  * instructions it will not single-step or emulate, EOPNOTSUPP.  The base
  * kernel leaks its internal ENOTSUPP (524) there; taken from it alone.
+ * arm64 refuses every instruction it can neither step nor simulate with
+ * EINVAL.  @first is the instruction's first code unit (byte, or word).
  */
 FIXTURE(badinsn) {
 	struct snapshot before;
@@ -282,10 +304,35 @@ FIXTURE_TEARDOWN(badinsn)
 
 FIXTURE_VARIANT(badinsn) {
 	const unsigned char *site;
-	unsigned char first;
+	INSN_UNIT first;
 	int err, alt_err;
 };
 
+#ifdef __aarch64__
+FIXTURE_VARIANT_ADD(badinsn, brk) {
+	.site = badreg_brk, .first = 0xd4200000, .err = EINVAL, .alt_err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(badinsn, svc) {
+	.site = badreg_svc, .first = 0xd4000001, .err = EINVAL, .alt_err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(badinsn, literal) {
+	.site = badreg_literal, .first = 0x58000080, .err = EINVAL, .alt_err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(badinsn, exclusive) {
+	.site = badreg_exclusive, .first = 0xc85f7c20, .err = EINVAL, .alt_err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(badinsn, wfi) {
+	.site = badreg_wfi, .first = 0xd503207f, .err = EINVAL, .alt_err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(badinsn, msr) {
+	.site = badreg_msr, .first = 0xd51b4200, .err = EINVAL, .alt_err = EINVAL,
+};
+#else
 FIXTURE_VARIANT_ADD(badinsn, int3) {
 	.site = badreg_int3, .first = 0xcc, .err = EOPNOTSUPP, .alt_err = ENOTSUPP_KERNEL,
 };
@@ -313,6 +360,7 @@ FIXTURE_VARIANT_ADD(badinsn, too_long) {
 FIXTURE_VARIANT_ADD(badinsn, bad_vex) {
 	.site = badreg_vex, .first = 0xc4, .err = ENOEXEC, .alt_err = ENOEXEC,
 };
+#endif
 
 /*
  * Whether @err (negative) is the documented errno @want.  The base engine
@@ -330,7 +378,7 @@ TEST_F(badinsn, events)
 	char *enable;
 	int err;
 
-	ASSERT_EQ(variant->first, *variant->site);
+	ASSERT_EQ(variant->first, *(const INSN_UNIT *)variant->site);
 	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/e %s:0x%lx", self_path(), offset));
 	err = event_enable(GROUP, "e", 1);
 	TH_LOG("enable: %d", err);

@@ -16,7 +16,9 @@
  *    base tracer falls short: logged only, there);
  *  - bad: a table of refused lines, with errno and error_log entry.
  *
- * Templates of the tables name run-time values as ${name}; see ev_expand().
+ * Templates of the tables name run-time values as ${name}, and registers
+ * by their use as ${reg0} (the first argument's) and so on, which makes
+ * them good for x86-64 and arm64 alike; see ev_expand() and ev_regs[].
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -43,6 +45,15 @@
 
 #define INSTANCE "utest_inst"
 
+/*
+ * Fetch-arg lists of the templates below, in the placeholders that
+ * ev_expand() fills with this architecture's register names (ev_regs[]).
+ */
+#define EV_ARGS "${reg0} x=${reg1} ${reg2}:u32 $stack0 y=+8(${reg_sp}):x8"
+#define FA_ARGS "a=${reg0} b=${reg1} c=${reg2} d=${reg3} e=${reg4} f=${reg5}"
+#define BF_ARGS "a=${reg1}:b8@8/64 b=${reg1}:b4@60/64 c=${reg2}:b2@0/8"
+#define RC_ARGS "s=+0(+0(${reg0})):string n=+0(+0(${reg0})):u32"
+
 struct rec {
 	long a;
 	long *p;
@@ -64,18 +75,35 @@ static_assert(offsetof(struct rec, bits) == 32, "struct rec layout");
 /*
  * What the last call of a target saw of its own frame (frame pointers are
  * on): the return address, the stack pointer at entry (where the return
- * address is), the stack word above it, and the caller's %bp.
+ * address is), the stack word above it, and the caller's %bp.  On arm64
+ * the return address is in the link register: the stack pointer at entry
+ * is the frame's CFA, where the caller's words are ($stack0, $stack1),
+ * and the caller's x29 is in the frame record.
  */
-static unsigned long hit_ret, hit_sp, hit_stack1, hit_bp;
+static unsigned long hit_ret, hit_sp, hit_stack0, hit_stack1, hit_bp;
 
+#ifdef __aarch64__
+#define RECORD_FRAME() do {						\
+	unsigned long *fp = __builtin_frame_address(0);			\
+	unsigned long *cfa = __builtin_dwarf_cfa();			\
+									\
+	hit_ret = (unsigned long)__builtin_return_address(0);		\
+	hit_bp = fp[0];							\
+	hit_sp = (unsigned long)cfa;					\
+	hit_stack0 = cfa[0];						\
+	hit_stack1 = cfa[1];						\
+} while (0)
+#else
 #define RECORD_FRAME() do {						\
 	unsigned long *fp = __builtin_frame_address(0);			\
 									\
 	hit_ret = (unsigned long)__builtin_return_address(0);		\
 	hit_bp = fp[0];							\
 	hit_sp = (unsigned long)&fp[1];					\
+	hit_stack0 = fp[1];						\
 	hit_stack1 = fp[2];						\
 } while (0)
+#endif
 
 TARGET long target_add(long a, long b)
 {
@@ -124,6 +152,31 @@ static void learn_call_site(enum target t)
 }
 
 /*
+ * The function that the call just before return address @ret calls (a
+ * call rel32, e8, on x86; a bl on arm64), or 0 if there is no such call.
+ */
+static unsigned long call_target_before(unsigned long ret)
+{
+#ifdef __aarch64__
+	unsigned int insn;
+
+	memcpy(&insn, (const void *)(ret - 4), sizeof(insn));
+	if ((insn & 0xfc000000) != 0x94000000)
+		return 0;
+	/* imm26, sign-extended, in instructions */
+	return ret - 4 + (long)((int)(insn << 6) >> 6) * 4;
+#else
+	const unsigned char *site = (const unsigned char *)ret;
+	int rel;
+
+	if (site[-5] != 0xe8)
+		return 0;
+	memcpy(&rel, site - 4, sizeof(rel));
+	return ret + rel;
+#endif
+}
+
+/*
  * @+OFFSET is relative to where the mapping that hit has the probed file:
  * the probe's run-time address minus its file offset.  For this program,
  * hit where it runs, that makes OFFSET the link-time address of a variable.
@@ -160,6 +213,19 @@ static void repeat(char *buf, size_t len, char c, int n)
 	buf[n] = '\0';
 }
 
+/*
+ * A register by its use, ${reg0} .. ${reg5} for the arguments: this
+ * architecture's name for it (uprobe_util.h).
+ */
+static const struct {
+	const char *name, *reg;
+} ev_regs[] = {
+	{ "reg0", ARG0_REG }, { "reg1", ARG1_REG }, { "reg2", ARG2_REG },
+	{ "reg3", ARG3_REG }, { "reg4", ARG4_REG }, { "reg5", ARG5_REG },
+	{ "reg_ret", RET_REG }, { "reg_ip", IP_REG }, { "reg_sp", SP_REG },
+	{ "reg_fp", FP_REG },
+};
+
 /* The value of ${name}, into @buf; -1 if there is no such name. */
 static int ev_lookup(const char *name, char *buf, size_t len)
 {
@@ -167,6 +233,12 @@ static int ev_lookup(const char *name, char *buf, size_t len)
 	size_t used;
 	int i, n;
 
+	for (i = 0; i < ARRAY_SIZE(ev_regs); i++) {
+		if (!strcmp(name, ev_regs[i].name)) {
+			snprintf(buf, len, "%s", ev_regs[i].reg);
+			return 0;
+		}
+	}
 	if (!strcmp(name, "path")) {
 		snprintf(buf, len, "%s", self_path());
 	} else if (!strcmp(name, "dir")) {
@@ -201,6 +273,8 @@ static int ev_lookup(const char *name, char *buf, size_t len)
 		snprintf(buf, len, "0x%lx", hit_sp);
 	} else if (!strcmp(name, "sp8")) {
 		snprintf(buf, len, "0x%lx", hit_sp + 8);
+	} else if (!strcmp(name, "stack0")) {
+		snprintf(buf, len, "0x%lx", hit_stack0);
 	} else if (!strcmp(name, "stack1")) {
 		snprintf(buf, len, "0x%lx", hit_stack1);
 	} else if (!strcmp(name, "bp")) {
@@ -229,7 +303,7 @@ static int ev_lookup(const char *name, char *buf, size_t len)
 		buf[0] = '\0';
 		for (i = 0; i < n; i++)
 			strncat(buf, "+0(", len - strlen(buf) - 1);
-		strncat(buf, "%di", len - strlen(buf) - 1);
+		strncat(buf, ARG0_REG, len - strlen(buf) - 1);
 		for (i = 0; i < n; i++)
 			strncat(buf, ")", len - strlen(buf) - 1);
 	} else if (!strncmp(name, "args", 4) || !strncmp(name, "largs", 5)) {
@@ -391,8 +465,8 @@ TEST_F(events, hit_is_traced)
 	char *trace;
 	int i;
 
-	ASSERT_EQ(0, uprobe_event_add("p:utest/add %s:0x%lx a=%%di:s64 b=%%si:s64",
-				      self_path(), self->offset));
+	ASSERT_EQ(0, uprobe_event_add("p:utest/add %s:0x%lx a=%s:s64 b=%s:s64",
+				      self_path(), self->offset, ARG0_REG, ARG1_REG));
 	ASSERT_EQ(0, event_enable("utest", "add", 1));
 	for (i = 0; i < 3; i++)
 		target_add(40, i);
@@ -473,10 +547,10 @@ TEST_F(events, same_name_adds_probe)
 {
 	char *list, *want, *trace, a[128], b[128];
 
-	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/m ${path}:${six} x=%di"));
-	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/m ${path}:${rec} x=%di"));
-	want = ev_expand("p:utest/m ${path}:0x${six16} x=%di\n"
-		      "p:utest/m ${path}:0x${rec16} x=%di\n");
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/m ${path}:${six} x=${reg0}"));
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/m ${path}:${rec} x=${reg0}"));
+	want = ev_expand("p:utest/m ${path}:0x${six16} x=${reg0}\n"
+		      "p:utest/m ${path}:0x${rec16} x=${reg0}\n");
 	list = tfs_read("uprobe_events");
 	ASSERT_NE(NULL, want);
 	ASSERT_STREQ(want, list);
@@ -510,15 +584,10 @@ TEST_F(events, same_name_adds_probe)
 TEST_F(events, trace_line_format)
 {
 	char *trace, *line, want[128], task[32];
-	const unsigned char *site;
-	int rel;
 
-	/* The return address: right after a call (e8 rel32) to target_six. */
+	/* The return address: right after a call to target_six. */
 	learn_call_site(SIX);
-	site = (const unsigned char *)call_ret;
-	memcpy(&rel, site - 4, sizeof(rel));
-	ASSERT_EQ(0xe8, site[-5]);
-	ASSERT_EQ((unsigned long)target_six, call_ret + rel);
+	ASSERT_EQ((unsigned long)target_six, call_target_before(call_ret));
 
 	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/in ${path}:${six}"));
 	ASSERT_EQ(0, ev_define("uprobe_events", "r:utest/out ${path}:${six}"));
@@ -610,8 +679,8 @@ TEST_F(events, file_offset_per_mapping)
 	ASSERT_EQ(8, alias(7));
 	ASSERT_NE(0x1122UL, in_file);
 
-	ASSERT_EQ(0, uprobe_event_add("p:utest/fo %s:0x%lx a=@+0x%lx b=@%p ip=%%ip", self_path(),
-				      leaf, link_addr(&g_u64), &g_u64));
+	ASSERT_EQ(0, uprobe_event_add("p:utest/fo %s:0x%lx a=@+0x%lx b=@%p ip=%s", self_path(),
+				      leaf, link_addr(&g_u64), &g_u64, IP_REG));
 	g_u64 = 0x1122;
 	ASSERT_EQ(0, event_enable("utest", "fo", 1));
 	target_leaf(1);
@@ -637,10 +706,10 @@ TEST_F(events, dynamic_events)
 {
 	char *list, *dyn, *want, *trace;
 
-	ASSERT_EQ(0, ev_define("dynamic_events", "p:utest/d ${path}:${six} x=%di"));
+	ASSERT_EQ(0, ev_define("dynamic_events", "p:utest/d ${path}:${six} x=${reg0}"));
 	ASSERT_EQ(0, ev_define("uprobe_events", "r:utest/u ${path}:${rec} y=$retval"));
 	ASSERT_EQ(0, ev_define("dynamic_events", "p ${path}:${six}"));
-	want = ev_expand("p:utest/d ${path}:0x${six16} x=%di\n"
+	want = ev_expand("p:utest/d ${path}:0x${six16} x=${reg0}\n"
 		      "r:utest/u ${path}:0x${rec16} y=$retval\n"
 		      "p:uprobes/${defname} ${path}:0x${six16}\n");
 	list = tfs_read("uprobe_events");
@@ -665,7 +734,7 @@ TEST_F(events, dynamic_events)
 	/* Deleting through dynamic_events an event of uprobe_events. */
 	ASSERT_EQ(0, tfs_append("dynamic_events", "-:utest/u"));
 	EXPECT_EQ(-ENOENT, tfs_append("dynamic_events", "-:utest/u"));
-	want = ev_expand("p:utest/d ${path}:0x${six16} x=%di\n"
+	want = ev_expand("p:utest/d ${path}:0x${six16} x=${reg0}\n"
 		      "p:uprobes/${defname} ${path}:0x${six16}\n");
 	list = tfs_read("uprobe_events");
 	ASSERT_NE(NULL, want);
@@ -849,26 +918,36 @@ FIXTURE_VARIANT_ADD(listing, ref_ctr) {
 };
 
 FIXTURE_VARIANT_ADD(listing, arg_names) {
-	.input = "p:utest/ev ${path}:${six} %di x=%si %dx:u32 $stack0 y=+8(%sp):x8",
+	.input = "p:utest/ev ${path}:${six} " EV_ARGS,
 	.listed =
-		"p:utest/ev ${path}:0x${six16} arg1=%di x=%si arg3=%dx:u32 arg4=$stack0 y=+8(%sp):x8",
+		"p:utest/ev ${path}:0x${six16} arg1=${reg0} x=${reg1} arg3=${reg2}:u32 arg4=$stack0 y=+8(${reg_sp}):x8",
 };
 
 FIXTURE_VARIANT_ADD(listing, spacing) {
-	.input = "  p:utest/ev \t ${path}:${six}   %di\t  %si  ",
-	.listed = "p:utest/ev ${path}:0x${six16} arg1=%di arg2=%si",
+	.input = "  p:utest/ev \t ${path}:${six}   ${reg0}\t  ${reg1}  ",
+	.listed = "p:utest/ev ${path}:0x${six16} arg1=${reg0} arg2=${reg1}",
 };
 
+/* Every register the architecture names. */
+#ifdef __aarch64__
+FIXTURE_VARIANT_ADD(listing, registers) {
+	.input =
+		"p:utest/ev ${path}:${six} %x0 %x1 %x2 %x3 %x4 %x5 %x6 %x7 %x8 %x9 %x10 %x11 %x12 %x13 %x14 %x15 %x16 %x17 %x18 %x19 %x20 %x21 %x22 %x23 %x24 %x25 %x26 %x27 %x28 %x29 %x30 %lr %sp %pc %pstate",
+	.listed =
+		"p:utest/ev ${path}:0x${six16} arg1=%x0 arg2=%x1 arg3=%x2 arg4=%x3 arg5=%x4 arg6=%x5 arg7=%x6 arg8=%x7 arg9=%x8 arg10=%x9 arg11=%x10 arg12=%x11 arg13=%x12 arg14=%x13 arg15=%x14 arg16=%x15 arg17=%x16 arg18=%x17 arg19=%x18 arg20=%x19 arg21=%x20 arg22=%x21 arg23=%x22 arg24=%x23 arg25=%x24 arg26=%x25 arg27=%x26 arg28=%x27 arg29=%x28 arg30=%x29 arg31=%x30 arg32=%lr arg33=%sp arg34=%pc arg35=%pstate",
+};
+#else
 FIXTURE_VARIANT_ADD(listing, registers) {
 	.input =
 		"p:utest/ev ${path}:${six} %di %si %dx %cx %r8 %r9 %r10 %r11 %r12 %r13 %r14 %r15 %ax %bx %bp %sp %ip %flags %cs %ss %orig_ax",
 	.listed =
 		"p:utest/ev ${path}:0x${six16} arg1=%di arg2=%si arg3=%dx arg4=%cx arg5=%r8 arg6=%r9 arg7=%r10 arg8=%r11 arg9=%r12 arg10=%r13 arg11=%r14 arg12=%r15 arg13=%ax arg14=%bx arg15=%bp arg16=%sp arg17=%ip arg18=%flags arg19=%cs arg20=%ss arg21=%orig_ax",
 };
+#endif
 
 FIXTURE_VARIANT_ADD(listing, longest_names) {
-	.input = "p:${G63}/${E63} ${path}:${six} ${A32}=%di",
-	.listed = "p:${G63}/${E63} ${path}:0x${six16} ${A32}=%di",
+	.input = "p:${G63}/${E63} ${path}:${six} ${A32}=${reg0}",
+	.listed = "p:${G63}/${E63} ${path}:0x${six16} ${A32}=${reg0}",
 };
 
 FIXTURE_VARIANT_ADD(listing, most_args) {
@@ -940,18 +1019,42 @@ FIXTURE_TEARDOWN(fetch)
 
 FIXTURE_VARIANT_ADD(fetch, arg_registers) {
 	.target = SIX,
-	.probe = "p:utest/fa ${path}:${six} a=%di b=%si c=%dx d=%cx e=%r8 f=%r9",
-	.listed = "p:utest/fa ${path}:0x${six16} a=%di b=%si c=%dx d=%cx e=%r8 f=%r9",
+	.probe = "p:utest/fa ${path}:${six} " FA_ARGS,
+	.listed = "p:utest/fa ${path}:0x${six16} " FA_ARGS,
 	.traced = "(${six_addr}) a=0xffffffffffffffff b=0x8182838485868788 c=0x3 d=0x4 e=0x5 f=0x6",
 };
 
 FIXTURE_VARIANT_ADD(fetch, unnamed_args) {
 	.target = SIX,
-	.probe = "p:utest/fa ${path}:${six} %di %si:s64",
-	.listed = "p:utest/fa ${path}:0x${six16} arg1=%di arg2=%si:s64",
+	.probe = "p:utest/fa ${path}:${six} ${reg0} ${reg1}:s64",
+	.listed = "p:utest/fa ${path}:0x${six16} arg1=${reg0} arg2=${reg1}:s64",
 	.traced = "(${six_addr}) arg1=0xffffffffffffffff arg2=-9114578090645354616",
 };
 
+/*
+ * The frame at entry and at the return: on x86 the return address is the
+ * top of the stack, which the return pops; on arm64 it is in the link
+ * register, the stack holds the caller's words and the return pops none.
+ */
+#ifdef __aarch64__
+FIXTURE_VARIANT_ADD(fetch, ip_sp_stack) {
+	.target = SIX,
+	.probe =
+		"p:utest/fa ${path}:${six} ip=%pc sp=%sp st=$stack s0=$stack0 s1=$stack1 top=+0($stack) fp=%x29 lr=%lr",
+	.listed =
+		"p:utest/fa ${path}:0x${six16} ip=%pc sp=%sp st=$stack s0=$stack0 s1=$stack1 top=+0($stack) fp=%x29 lr=%lr",
+	.traced =
+		"(${six_addr}) ip=${six_addr} sp=${sp} st=${sp} s0=${stack0} s1=${stack1} top=${stack0} fp=${bp} lr=${ret}",
+};
+
+FIXTURE_VARIANT_ADD(fetch, retval) {
+	.target = SIX,
+	.probe = "r:utest/fa ${path}:${six} rv=$retval x0=%x0 s=$retval:s32 ip=%pc sp=%sp",
+	.listed = "r:utest/fa ${path}:0x${six16} rv=$retval x0=%x0 s=$retval:s32 ip=%pc sp=%sp",
+	.traced =
+		"(${ret} <- ${six_addr}) rv=0x8182838485868799 x0=0x8182838485868799 s=-2054781031 ip=${ret} sp=${sp}",
+};
+#else
 FIXTURE_VARIANT_ADD(fetch, ip_sp_stack) {
 	.target = SIX,
 	.probe =
@@ -969,6 +1072,7 @@ FIXTURE_VARIANT_ADD(fetch, retval) {
 	.traced =
 		"(${ret} <- ${six_addr}) rv=0x8182838485868799 ax=0x8182838485868799 s=-2054781031 ip=${ret} sp=${sp8}",
 };
+#endif
 
 FIXTURE_VARIANT_ADD(fetch, retval_percent_return) {
 	.target = REC,
@@ -996,9 +1100,9 @@ FIXTURE_VARIANT_ADD(fetch, immediates) {
 FIXTURE_VARIANT_ADD(fetch, unsigned_types) {
 	.target = SIX,
 	.probe =
-		"p:utest/fa ${path}:${six} a=%si:u8 b=%si:u16 c=%si:u32 d=%si:u64 e=%di:u8 f=%di:u32 g=%di:u64",
+		"p:utest/fa ${path}:${six} a=${reg1}:u8 b=${reg1}:u16 c=${reg1}:u32 d=${reg1}:u64 e=${reg0}:u8 f=${reg0}:u32 g=${reg0}:u64",
 	.listed =
-		"p:utest/fa ${path}:0x${six16} a=%si:u8 b=%si:u16 c=%si:u32 d=%si:u64 e=%di:u8 f=%di:u32 g=%di:u64",
+		"p:utest/fa ${path}:0x${six16} a=${reg1}:u8 b=${reg1}:u16 c=${reg1}:u32 d=${reg1}:u64 e=${reg0}:u8 f=${reg0}:u32 g=${reg0}:u64",
 	.traced =
 		"(${six_addr}) a=136 b=34696 c=2240186248 d=9332165983064197000 e=255 f=4294967295 g=18446744073709551615",
 };
@@ -1006,9 +1110,9 @@ FIXTURE_VARIANT_ADD(fetch, unsigned_types) {
 FIXTURE_VARIANT_ADD(fetch, signed_types) {
 	.target = SIX,
 	.probe =
-		"p:utest/fa ${path}:${six} a=%si:s8 b=%si:s16 c=%si:s32 d=%si:s64 e=%di:s8 f=%di:s16 g=%dx:s32",
+		"p:utest/fa ${path}:${six} a=${reg1}:s8 b=${reg1}:s16 c=${reg1}:s32 d=${reg1}:s64 e=${reg0}:s8 f=${reg0}:s16 g=${reg2}:s32",
 	.listed =
-		"p:utest/fa ${path}:0x${six16} a=%si:s8 b=%si:s16 c=%si:s32 d=%si:s64 e=%di:s8 f=%di:s16 g=%dx:s32",
+		"p:utest/fa ${path}:0x${six16} a=${reg1}:s8 b=${reg1}:s16 c=${reg1}:s32 d=${reg1}:s64 e=${reg0}:s8 f=${reg0}:s16 g=${reg2}:s32",
 	.traced =
 		"(${six_addr}) a=-120 b=-30840 c=-2054781048 d=-9114578090645354616 e=-1 f=-1 g=3",
 };
@@ -1016,9 +1120,9 @@ FIXTURE_VARIANT_ADD(fetch, signed_types) {
 FIXTURE_VARIANT_ADD(fetch, hex_types) {
 	.target = SIX,
 	.probe =
-		"p:utest/fa ${path}:${six} a=%si:x8 b=%si:x16 c=%si:x32 d=%si:x64 e=%si f=%dx:x8 g=%di:x16",
+		"p:utest/fa ${path}:${six} a=${reg1}:x8 b=${reg1}:x16 c=${reg1}:x32 d=${reg1}:x64 e=${reg1} f=${reg2}:x8 g=${reg0}:x16",
 	.listed =
-		"p:utest/fa ${path}:0x${six16} a=%si:x8 b=%si:x16 c=%si:x32 d=%si:x64 e=%si f=%dx:x8 g=%di:x16",
+		"p:utest/fa ${path}:0x${six16} a=${reg1}:x8 b=${reg1}:x16 c=${reg1}:x32 d=${reg1}:x64 e=${reg1} f=${reg2}:x8 g=${reg0}:x16",
 	.traced =
 		"(${six_addr}) a=0x88 b=0x8788 c=0x85868788 d=0x8182838485868788 e=0x8182838485868788 f=0x3 g=0xffff",
 };
@@ -1046,18 +1150,18 @@ FIXTURE_VARIANT_ADD(fetch, at_file_offset) {
 FIXTURE_VARIANT_ADD(fetch, dereference) {
 	.target = REC,
 	.probe =
-		"p:utest/fa ${path}:${rec} a=+0(%di) p=+8(%di) v=+0(+8(%di)) m=-8(+8(%di)) n=+0x8(+8(%di)):s32 u=+u0(%di):u16",
+		"p:utest/fa ${path}:${rec} a=+0(${reg0}) p=+8(${reg0}) v=+0(+8(${reg0})) m=-8(+8(${reg0})) n=+0x8(+8(${reg0})):s32 u=+u0(${reg0}):u16",
 	.listed =
-		"p:utest/fa ${path}:0x${rec16} a=+0(%di) p=+8(%di) v=+0(+8(%di)) m=-8(+8(%di)) n=+0x8(+8(%di)):s32 u=+u0(%di):u16",
+		"p:utest/fa ${path}:0x${rec16} a=+0(${reg0}) p=+8(${reg0}) v=+0(+8(${reg0})) m=-8(+8(${reg0})) n=+0x8(+8(${reg0})):s32 u=+u0(${reg0}):u16",
 	.traced = "(${rec_addr}) a=0x2a p=${g_arr2} v=0x21 m=0x16 n=44 u=42",
 };
 
 FIXTURE_VARIANT_ADD(fetch, strings) {
 	.target = REC,
 	.probe =
-		"p:utest/fa ${path}:${rec} s=+0(%si):string u=+0(%si):ustring n=+16(%di):string t=+6(%si):string",
+		"p:utest/fa ${path}:${rec} s=+0(${reg1}):string u=+0(${reg1}):ustring n=+16(${reg0}):string t=+6(${reg1}):string",
 	.listed =
-		"p:utest/fa ${path}:0x${rec16} s=+0(%si):string u=+0(%si):ustring n=+16(%di):string t=+6(%si):string",
+		"p:utest/fa ${path}:0x${rec16} s=+0(${reg1}):string u=+0(${reg1}):ustring n=+16(${reg0}):string t=+6(${reg1}):string",
 	.traced = "(${rec_addr}) s=\"hello-global\" u=\"hello-global\" n=\"inner\" t=\"global\"",
 };
 
@@ -1065,34 +1169,34 @@ FIXTURE_VARIANT_ADD(fetch, strings) {
 FIXTURE_VARIANT_ADD(fetch, faults) {
 	.target = SIX,
 	.probe =
-		"p:utest/fa ${path}:${six} s=+0(%di):string u=+0(%di):ustring x=+0(%di):x64 y=+8(%dx):u8",
+		"p:utest/fa ${path}:${six} s=+0(${reg0}):string u=+0(${reg0}):ustring x=+0(${reg0}):x64 y=+8(${reg2}):u8",
 	.listed =
-		"p:utest/fa ${path}:0x${six16} s=+0(%di):string u=+0(%di):ustring x=+0(%di):x64 y=+8(%dx):u8",
+		"p:utest/fa ${path}:0x${six16} s=+0(${reg0}):string u=+0(${reg0}):ustring x=+0(${reg0}):x64 y=+8(${reg2}):u8",
 	.traced = "(${six_addr}) s=(fault) u=(fault) x=0x0 y=0",
 };
 
 FIXTURE_VARIANT_ADD(fetch, bitfields) {
 	.target = REC,
 	.probe =
-		"p:utest/fa ${path}:${rec} d=+32(%di):b4@4/32 e=+32(%di):b8@24/32 f=+32(%di):b1@31/32 g=+32(%di):b16@0/16 o=+32(%di):b3@1/8 h=+32(%di):x32",
+		"p:utest/fa ${path}:${rec} d=+32(${reg0}):b4@4/32 e=+32(${reg0}):b8@24/32 f=+32(${reg0}):b1@31/32 g=+32(${reg0}):b16@0/16 o=+32(${reg0}):b3@1/8 h=+32(${reg0}):x32",
 	.listed =
-		"p:utest/fa ${path}:0x${rec16} d=+32(%di):b4@4/32 e=+32(%di):b8@24/32 f=+32(%di):b1@31/32 g=+32(%di):b16@0/16 o=+32(%di):b3@1/8 h=+32(%di):x32",
+		"p:utest/fa ${path}:0x${rec16} d=+32(${reg0}):b4@4/32 e=+32(${reg0}):b8@24/32 f=+32(${reg0}):b1@31/32 g=+32(${reg0}):b16@0/16 o=+32(${reg0}):b3@1/8 h=+32(${reg0}):x32",
 	.traced = "(${rec_addr}) d=3 e=171 f=1 g=4660 o=2 h=0xabcd1234",
 };
 
 FIXTURE_VARIANT_ADD(fetch, register_bitfields) {
 	.target = SIX,
-	.probe = "p:utest/fa ${path}:${six} a=%si:b8@8/64 b=%si:b4@60/64 c=%dx:b2@0/8",
-	.listed = "p:utest/fa ${path}:0x${six16} a=%si:b8@8/64 b=%si:b4@60/64 c=%dx:b2@0/8",
+	.probe = "p:utest/fa ${path}:${six} a=${reg1}:b8@8/64 b=${reg1}:b4@60/64 c=${reg2}:b2@0/8",
+	.listed = "p:utest/fa ${path}:0x${six16} " BF_ARGS,
 	.traced = "(${six_addr}) a=135 b=8 c=3",
 };
 
 FIXTURE_VARIANT_ADD(fetch, arrays_and_char) {
 	.target = REC,
 	.probe =
-		"p:utest/fa ${path}:${rec} a=+0(%si):u8[4] b=+16(%di):char[5] c=+0(+8(%di)):x64[2] d=-8(+8(%di)):s64[3] e=+0(%si):char",
+		"p:utest/fa ${path}:${rec} a=+0(${reg1}):u8[4] b=+16(${reg0}):char[5] c=+0(+8(${reg0})):x64[2] d=-8(+8(${reg0})):s64[3] e=+0(${reg1}):char",
 	.listed =
-		"p:utest/fa ${path}:0x${rec16} a=+0(%si):u8[4] b=+16(%di):char[5] c=+0(+8(%di)):x64[2] d=-8(+8(%di)):s64[3] e=+0(%si):char",
+		"p:utest/fa ${path}:0x${rec16} a=+0(${reg1}):u8[4] b=+16(${reg0}):char[5] c=+0(+8(${reg0})):x64[2] d=-8(+8(${reg0})):s64[3] e=+0(${reg1}):char",
 	.traced =
 		"(${rec_addr}) a={104,101,108,108} b={'i','n','n','e','r'} c={0x21,0x2c} d={22,33,44} e='h'",
 };
@@ -1159,7 +1263,7 @@ TEST_F(record, string_needs_a_page_fault)
 	map = mmap(NULL, getpagesize(), PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	ASSERT_NE(MAP_FAILED, map);
-	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} s=+0(%si):string"));
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} s=+0(${reg1}):string"));
 	ASSERT_EQ(0, event_enable("utest", "rc", 1));
 	target_rec(&g_rec, map);
 	ASSERT_EQ(0, event_enable("utest", "rc", 0));
@@ -1184,7 +1288,7 @@ TEST_F(record, failed_fetch_leaves_nothing_stale)
 	char *trace;
 
 	ASSERT_EQ(0, ev_define("uprobe_events",
-			       "p:utest/rc ${path}:${six} s=+0(+0(%di)):string n=+0(+0(%di)):u32"));
+			       "p:utest/rc ${path}:${six} " RC_ARGS));
 	ASSERT_EQ(0, event_enable("utest", "rc", 1));
 	target_six((long)&g_strp, 0, 0, 0, 0, 0);
 	call_target(SIX);	/* %di is -1 */
@@ -1209,9 +1313,9 @@ TEST_F(record, place_added_to_enabled_event)
 {
 	char *trace;
 
-	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${six} x=%di"));
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${six} x=${reg0}"));
 	ASSERT_EQ(0, event_enable("utest", "rc", 1));
-	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} x=%di"));
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} x=${reg0}"));
 	call_target(SIX);
 	call_target(REC);
 	ASSERT_EQ(0, event_enable("utest", "rc", 0));
@@ -1320,7 +1424,7 @@ static int start_held_hit(struct __test_metadata *_metadata, struct rec_caller *
 	ASSERT_NE(MAP_FAILED, *page);
 	uffd = slow_page(*page);
 	ASSERT_LE(0, uffd) TH_LOG("no userfaultfd: %s", strerror(errno));
-	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} s=+0(%si):string"));
+	ASSERT_EQ(0, ev_define("uprobe_events", "p:utest/rc ${path}:${rec} s=+0(${reg1}):string"));
 	ASSERT_EQ(0, event_enable("utest", "rc", 1));
 	ASSERT_EQ(0, rec_caller_start(held, *page));
 	usleep(200 * 1000);
@@ -1613,24 +1717,24 @@ FIXTURE_VARIANT_ADD(bad, group_too_long) {
 
 /* The same group/event again. */
 FIXTURE_VARIANT_ADD(bad, same_probe) {
-	.pre = P " a=%di",
-	.line = P " a=%di",
+	.pre = P " a=${reg0}",
+	.line = P " a=${reg0}",
 	.err = EEXIST,
 	.msg = "There is already the exact same probe event",
 	.at = "p:utest",
 };
 
 FIXTURE_VARIANT_ADD(bad, other_args) {
-	.pre = P " a=%di",
-	.line = "p:utest/ev ${path}:${rec} b=%di",
+	.pre = P " a=${reg0}",
+	.line = "p:utest/ev ${path}:${rec} b=${reg0}",
 	.err = EEXIST,
 	.msg = "Argument type or name is different from existing probe",
-	.at = "b=%di",
+	.at = "b=${reg0}",
 };
 
 FIXTURE_VARIANT_ADD(bad, other_type) {
-	.pre = P " a=%di",
-	.line = "r:utest/ev ${path}:${rec} a=%di",
+	.pre = P " a=${reg0}",
+	.line = "r:utest/ev ${path}:${rec} a=${reg0}",
 	.err = EEXIST,
 	.msg = "Probe type is different from existing probe",
 	.at = "r:utest",
@@ -1688,10 +1792,10 @@ FIXTURE_VARIANT_ADD(bad, fetcharg) {
 };
 
 FIXTURE_VARIANT_ADD(bad, fetcharg_bare_deref) {
-	.line = P " 0x10(%di)",
+	.line = P " 0x10(${reg0})",
 	.err = EINVAL,
 	.msg = "Invalid fetch argument",
-	.at = "0x10(%di)",
+	.at = "0x10(${reg0})",
 };
 
 FIXTURE_VARIANT_ADD(bad, variable) {
@@ -1771,23 +1875,23 @@ FIXTURE_VARIANT_ADD(bad, comm_deref) {
 };
 
 FIXTURE_VARIANT_ADD(bad, deref_brace) {
-	.line = P " +0%di",
+	.line = P " +0${reg0}",
 	.err = EINVAL,
 	.msg = "Dereference needs a brace",
-	.at = "+0%di",
+	.at = "+0${reg0}",
 };
 
 FIXTURE_VARIANT_ADD(bad, deref_open) {
-	.line = P " +0(%di",
+	.line = P " +0(${reg0}",
 	.err = EINVAL,
 	.msg = "Dereference brace is not closed",
 };
 
 FIXTURE_VARIANT_ADD(bad, deref_offset) {
-	.line = P " +(%di)",
+	.line = P " +(${reg0})",
 	.err = EINVAL,
 	.msg = "Invalid dereference offset",
-	.at = "+(%di)",
+	.at = "+(${reg0})",
 };
 
 FIXTURE_VARIANT_ADD(bad, deref_too_deep) {
@@ -1799,10 +1903,10 @@ FIXTURE_VARIANT_ADD(bad, deref_too_deep) {
 };
 
 FIXTURE_VARIANT_ADD(bad, arg_too_long) {
-	.line = P " +0(%di):${A33}${A33}",
+	.line = P " +0(${reg0}):${A33}${A33}",
 	.err = E2BIG,
 	.msg = "Argument expression is too long",
-	.at = "+0(%di)",
+	.at = "+0(${reg0})",
 };
 
 FIXTURE_VARIANT_ADD(bad, too_many_args) {
@@ -1812,28 +1916,28 @@ FIXTURE_VARIANT_ADD(bad, too_many_args) {
 
 /* Argument names. */
 FIXTURE_VARIANT_ADD(bad, arg_name_used) {
-	.line = P " a=%di a=%si",
+	.line = P " a=${reg0} a=${reg1}",
 	.err = EINVAL,
 	.msg = "This argument name is already used",
-	.at = "a=%si",
+	.at = "a=${reg1}",
 };
 
 FIXTURE_VARIANT_ADD(bad, arg_name) {
-	.line = P " 1a=%di",
+	.line = P " 1a=${reg0}",
 	.err = EINVAL,
 	.msg = "Argument name must follow the same rules as C identifiers",
 	.at = "1a=",
 };
 
 FIXTURE_VARIANT_ADD(bad, arg_name_missing) {
-	.line = P " =%di",
+	.line = P " =${reg0}",
 	.err = EINVAL,
 	.msg = "Argument name is not specified",
-	.at = "=%di",
+	.at = "=${reg0}",
 };
 
 FIXTURE_VARIANT_ADD(bad, arg_name_too_long) {
-	.line = P " ${A33}=%di",
+	.line = P " ${A33}=${reg0}",
 	.err = EINVAL,
 	.msg = "Argument name is too long",
 	.at = "${A33}",
@@ -1847,42 +1951,42 @@ FIXTURE_VARIANT_ADD(bad, arg_body_missing) {
 
 /* Types. */
 FIXTURE_VARIANT_ADD(bad, type) {
-	.line = P " %di:u7",
+	.line = P " ${reg0}:u7",
 	.err = EINVAL,
 	.msg = "Unknown type is specified",
 	.at = "u7",
 };
 
 FIXTURE_VARIANT_ADD(bad, type_word) {
-	.line = P " %di:foo",
+	.line = P " ${reg0}:foo",
 	.err = EINVAL,
 	.msg = "Unknown type is specified",
 	.at = "foo",
 };
 
 FIXTURE_VARIANT_ADD(bad, type_128) {
-	.line = P " %di:s128",
+	.line = P " ${reg0}:s128",
 	.err = EINVAL,
 	.msg = "Unknown type is specified",
 	.at = "s128",
 };
 
 FIXTURE_VARIANT_ADD(bad, type_symbol) {
-	.line = P " %di:symbol",
+	.line = P " ${reg0}:symbol",
 	.err = EINVAL,
 	.msg = "Unknown type is specified",
 	.at = "symbol",
 };
 
 FIXTURE_VARIANT_ADD(bad, type_symstr) {
-	.line = P " +0(%di):symstr",
+	.line = P " +0(${reg0}):symstr",
 	.err = EINVAL,
 	.msg = "Unknown type is specified",
 	.at = "symstr",
 };
 
 FIXTURE_VARIANT_ADD(bad, string_register) {
-	.line = P " %di:string",
+	.line = P " ${reg0}:string",
 	.err = EINVAL,
 	.msg = "String accepts only memory argument",
 	.at = "string",
@@ -1896,55 +2000,55 @@ FIXTURE_VARIANT_ADD(bad, string_stack) {
 };
 
 FIXTURE_VARIANT_ADD(bad, bitfield_width) {
-	.line = P " %di:b40@4/32",
+	.line = P " ${reg0}:b40@4/32",
 	.err = EINVAL,
 	.msg = "Invalid bitfield",
 	.at = "b40",
 };
 
 FIXTURE_VARIANT_ADD(bad, bitfield_zero) {
-	.line = P " %di:b0@0/32",
+	.line = P " ${reg0}:b0@0/32",
 	.err = EINVAL,
 	.msg = "Invalid bitfield",
 	.at = "b0@",
 };
 
 FIXTURE_VARIANT_ADD(bad, bitfield_beyond) {
-	.line = P " %di:b4@30/32",
+	.line = P " ${reg0}:b4@30/32",
 	.err = EINVAL,
 	.msg = "Invalid bitfield",
 	.at = "b4@30",
 };
 
 FIXTURE_VARIANT_ADD(bad, bitfield_container) {
-	.line = P " %di:b4@4/33",
+	.line = P " ${reg0}:b4@4/33",
 	.err = EINVAL,
 	.msg = "Unknown type is specified",
 	.at = "b4@4/33",
 };
 
 FIXTURE_VARIANT_ADD(bad, bitfield_no_container) {
-	.line = P " %di:b4@4",
+	.line = P " ${reg0}:b4@4",
 	.err = EINVAL,
 	.msg = "Unknown type is specified",
 	.at = "b4@4",
 };
 
 FIXTURE_VARIANT_ADD(bad, array_register) {
-	.line = P " %di:u8[2]",
+	.line = P " ${reg0}:u8[2]",
 	.err = EINVAL,
 	.msg = "String accepts only memory argument",
 	.at = "u8[2]",
 };
 
 FIXTURE_VARIANT_ADD(bad, array_open) {
-	.line = P " +0(%di):u8[2",
+	.line = P " +0(${reg0}):u8[2",
 	.err = EINVAL,
 	.msg = "Array is not closed",
 };
 
 FIXTURE_VARIANT_ADD(bad, array_suffix) {
-	.line = P " +0(%di):u8[2]x",
+	.line = P " +0(${reg0}):u8[2]x",
 	.err = EINVAL,
 	.msg = "Array has wrong suffix",
 	.at = "]x",
@@ -1952,14 +2056,14 @@ FIXTURE_VARIANT_ADD(bad, array_suffix) {
 };
 
 FIXTURE_VARIANT_ADD(bad, array_zero) {
-	.line = P " +0(%di):u8[0]",
+	.line = P " +0(${reg0}):u8[0]",
 	.err = EINVAL,
 	.msg = "Invalid array size",
 	.at = "0]",
 };
 
 FIXTURE_VARIANT_ADD(bad, array_too_big) {
-	.line = P " +0(%di):u8[65]",
+	.line = P " +0(${reg0}):u8[65]",
 	.err = EINVAL,
 	.msg = "Array number is too big",
 	.at = "65]",

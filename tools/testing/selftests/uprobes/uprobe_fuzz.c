@@ -18,7 +18,8 @@
  * errno perf documents, and what it opens counts and closes.  And the
  * uretprobe syscall (335), called by a program itself in every wrong way,
  * can cost that program a signal but nothing else: not its other threads'
- * pending returns, not the kernel.
+ * pending returns, not the kernel.  (x86-64 only: elsewhere a return probe
+ * returns through a breakpoint, and there is no such syscall.)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -41,15 +42,30 @@
 #define FUZZ_SEED	20261121u
 #define FUZZ_LINES	1500	/* unless UPROBE_FUZZ_LINES says otherwise */
 #define FUZZ_ATTRS	3000
+#ifdef __x86_64__
 #define NR_URETPROBE	335
+#endif
 
 TARGET long fuzz_target(long a, const char *s)
 {
 	return a + s[0];
 }
 
-/* The definitions the fuzzer starts from; %s is PATH:0xOFFSET. */
+/*
+ * The definitions the fuzzer starts from; %s is PATH:0xOFFSET.  The same
+ * on arm64, with its register names.
+ */
 static const char *const seeds[] = {
+#ifdef __aarch64__
+	"p:utest/f %s",
+	"r:utest/f %s rv=$retval:s64",
+	"p:utest/f %s a=%%x0:s32 s=+0(%%x1):string c=$comm",
+	"p:utest/f %s%%return r=$retval u=+0($retval):u8",
+	"p %s(0x10)",
+	"p:utest.f %s d=+8(+0(%%sp)):x16[3] e=@+0x10:u16 st=$stack1",
+	"p:utest/f %s b=%%x2:b4@4/32 k=\\\"key\\\" i=\\-7:s8 ch=+0(%%x1):char",
+	"r:utest/f %s t=+u0(%%sp):ustring ip=%%pc fl=%%pstate",
+#else
 	"p:utest/f %s",
 	"r:utest/f %s rv=$retval:s64",
 	"p:utest/f %s a=%%di:s32 s=+0(%%si):string c=$comm",
@@ -58,6 +74,7 @@ static const char *const seeds[] = {
 	"p:utest.f %s d=+8(+0(%%sp)):x16[3] e=@+0x10:u16 st=$stack1",
 	"p:utest/f %s b=%%dx:b4@4/32 k=\\\"key\\\" i=\\-7:s8 ch=+0(%%si):char",
 	"r:utest/f %s t=+u0(%%sp):ustring ip=%%ip fl=%%flags",
+#endif
 };
 
 /* Characters the grammar gives a meaning to, and some it does not. */
@@ -356,6 +373,7 @@ TEST_F_TIMEOUT(fuzz, perf_attrs, 900)
 
 /* --------------------------------------------- the uretprobe syscall */
 
+#ifdef NR_URETPROBE
 /*
  * A child of its own calls 335 by @how; the worst it may get is a signal.
  * Returns the child's wait status.
@@ -506,5 +524,17 @@ TEST_F(fuzz, uretprobe_syscall_other_thread)
 	close(pipefd[0]);
 	close(pipefd[1]);
 }
+#else
+/* Off x86-64 a return probe returns through a breakpoint, not a syscall. */
+TEST_F(fuzz, uretprobe_syscall_unasked)
+{
+	SKIP(return, "no uretprobe syscall off x86-64");
+}
+
+TEST_F(fuzz, uretprobe_syscall_other_thread)
+{
+	SKIP(return, "no uretprobe syscall off x86-64");
+}
+#endif /* NR_URETPROBE */
 
 TEST_HARNESS_MAIN

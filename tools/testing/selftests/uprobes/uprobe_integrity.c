@@ -27,7 +27,6 @@
 #include "uprobe_util.h"
 
 #define GROUP "uinteg"
-#define INT3 0xcc
 
 TARGET long integ_target(long a)
 {
@@ -91,12 +90,30 @@ static int shared_map_equals(const char *path, const unsigned char *expect, size
 	return diff ? 1 : 0;
 }
 
-/* The byte at @addr of process @pid through /proc/PID/mem, or -1. */
-static int mem_byte(pid_t pid, const void *addr)
+/*
+ * The code unit a breakpoint replaces (a byte on x86, an instruction word
+ * on arm64) at @addr of process @pid through /proc/PID/mem, or -1.
+ */
+static long mem_code(pid_t pid, const void *addr)
 {
-	unsigned char byte;
+	INSN_UNIT code;
 
-	return mem_read(pid, addr, &byte, 1) ? -1 : byte;
+	return mem_read(pid, addr, &code, sizeof(code)) ? -1 : code;
+}
+
+/* The code unit at offset @offset of the bytes @file. */
+static INSN_UNIT file_code(const unsigned char *file, unsigned long offset)
+{
+	INSN_UNIT code;
+
+	memcpy(&code, file + offset, sizeof(code));
+	return code;
+}
+
+/* The code unit this process runs at @addr, read afresh. */
+static INSN_UNIT own_code(const void *addr)
+{
+	return READ_FRESH(*(const INSN_UNIT *)addr);
 }
 
 /*
@@ -196,8 +213,8 @@ FIXTURE_SETUP(integ)
 	ASSERT_NE(NULL, self->file);
 	ASSERT_LT(self->offset, self->size);
 	/* This process runs the file's bytes. */
-	ASSERT_EQ(self->file[self->offset], *(unsigned char *)integ_target);
-	ASSERT_NE(INT3, self->file[self->offset]);
+	ASSERT_EQ(file_code(self->file, self->offset), own_code(integ_target));
+	ASSERT_NE(BKPT_INSN, file_code(self->file, self->offset));
 }
 
 FIXTURE_TEARDOWN(integ)
@@ -232,9 +249,9 @@ TEST_F(integ, file_unchanged)
 	/* Armed here: every call was a hit. */
 	ASSERT_EQ(5, profile_hits("e"));
 	ASSERT_EQ(5, profile_hits("r"));
-	TH_LOG("armed: own text %#x, /proc/self/mem %#x, file %#x",
-	       READ_FRESH(*(const unsigned char *)integ_target), mem_byte(getpid(), integ_target),
-	       self->file[self->offset]);
+	TH_LOG("armed: own text %#x, /proc/self/mem %#lx, file %#x",
+	       own_code(integ_target), mem_code(getpid(), integ_target),
+	       file_code(self->file, self->offset));
 	now = read_file(self_path(), &size);
 	ASSERT_NE(NULL, now);
 	EXPECT_EQ(self->size, size);
@@ -242,7 +259,7 @@ TEST_F(integ, file_unchanged)
 	free(now);
 	EXPECT_EQ(0, shared_map_equals(self_path(), self->file, self->size));
 	EXPECT_EQ(0, memcmp(old_map, self->file, self->size));
-	EXPECT_EQ(self->file[self->offset], old_map[self->offset]);
+	EXPECT_EQ(file_code(self->file, self->offset), file_code(old_map, self->offset));
 
 	ASSERT_EQ(0, event_enable(GROUP, "e", 0));
 	ASSERT_EQ(0, event_enable(GROUP, "r", 0));
@@ -255,8 +272,8 @@ TEST_F(integ, file_unchanged)
 	EXPECT_EQ(0, shared_map_equals(self_path(), self->file, self->size));
 	EXPECT_EQ(0, memcmp(old_map, self->file, self->size));
 	/* Disarmed, the process runs the file's bytes again. */
-	EXPECT_EQ(self->file[self->offset], READ_FRESH(*(const unsigned char *)integ_target));
-	EXPECT_EQ(self->file[self->offset], mem_byte(getpid(), integ_target));
+	EXPECT_EQ(file_code(self->file, self->offset), own_code(integ_target));
+	EXPECT_EQ(file_code(self->file, self->offset), mem_code(getpid(), integ_target));
 	munmap(old_map, self->size);
 }
 
@@ -283,13 +300,13 @@ TEST_F(integ, filtered_probe_other_process)
 	integ_target(1);
 	/* Armed in the probed child: it counted its calls. */
 	EXPECT_EQ(6, perf_count(fd));
-	TH_LOG("probed child's text: %#x", mem_byte(probed.pid, integ_target));
-	EXPECT_EQ(self->file[self->offset], mem_byte(other.pid, integ_target));
-	EXPECT_EQ(self->file[self->offset], mem_byte(getpid(), integ_target));
+	TH_LOG("probed child's text: %#lx", mem_code(probed.pid, integ_target));
+	EXPECT_EQ(file_code(self->file, self->offset), mem_code(other.pid, integ_target));
+	EXPECT_EQ(file_code(self->file, self->offset), mem_code(getpid(), integ_target));
 	EXPECT_EQ(anon, smaps_kb(other.pid, integ_target, "Anonymous"));
 	EXPECT_EQ(0, shared_map_equals(self_path(), self->file, self->size));
 	close(fd);
-	EXPECT_EQ(self->file[self->offset], mem_byte(probed.pid, integ_target));
+	EXPECT_EQ(file_code(self->file, self->offset), mem_code(probed.pid, integ_target));
 	EXPECT_EQ(0, kid_end(&probed));
 	EXPECT_EQ(0, kid_end(&other));
 }
@@ -328,9 +345,8 @@ TEST_F(integ, anon_page_returns)
 	EXPECT_EQ(anon0 + page_kb, anon2);
 	EXPECT_EQ(anon0, anon3);
 	EXPECT_EQ(2, profile_hits("w"));
-	EXPECT_EQ(self->file[self->offset], READ_FRESH(*(const unsigned char *)integ_target));
-	EXPECT_EQ(self->file[self_offset(integ_work)],
-		  READ_FRESH(*(const unsigned char *)integ_work));
+	EXPECT_EQ(file_code(self->file, self->offset), own_code(integ_target));
+	EXPECT_EQ(file_code(self->file, self_offset(integ_work)), own_code(integ_work));
 }
 
 /* A probed program prints exactly what it prints unprobed. */
@@ -343,10 +359,10 @@ TEST_F(integ, output_unchanged)
 	ASSERT_EQ(8, count_lines(plain, " "));
 	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/e %s:0x%lx", self_path(), self->offset));
 	ASSERT_EQ(0, uprobe_event_add("r:" GROUP "/r %s:0x%lx", self_path(), self->offset));
-	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/w %s:0x%lx a=%%di:u64",
-				      self_path(), self_offset(integ_work)));
-	ASSERT_EQ(0, uprobe_event_add("r:" GROUP "/wr %s:0x%lx v=%%ax:x64",
-				      self_path(), self_offset(integ_work)));
+	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/w %s:0x%lx a=%s:u64",
+				      self_path(), self_offset(integ_work), ARG0_REG));
+	ASSERT_EQ(0, uprobe_event_add("r:" GROUP "/wr %s:0x%lx v=%s:x64",
+				      self_path(), self_offset(integ_work), RET_REG));
 	ASSERT_EQ(0, tfs_write("events/" GROUP "/enable", "1"));
 	ASSERT_EQ(0, run_work(rounds, probed, sizeof(probed)));
 	ASSERT_EQ(0, tfs_write("events/" GROUP "/enable", "0"));

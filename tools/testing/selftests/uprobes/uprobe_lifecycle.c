@@ -35,21 +35,33 @@ TARGET long life_target(long x)
 	return x * 7 + 3;
 }
 
+/* On arm64 both are adds: stepped, as every instruction it does not simulate. */
 asm(".pushsection .text\n"
 	".globl life_direct\n"
 	".type life_direct, @function\n"
 	"life_direct:\n"
+#ifdef __aarch64__
+	"	add x0, x0, #1\n"
+#else
 	"	lea 1(%rdi), %rax\n"
+#endif
 	"	ret\n"
 	".size life_direct, .-life_direct\n"
 	".globl life_stepped\n"
 	".type life_stepped, @function\n"
 	"life_stepped:\n"
+#ifdef __aarch64__
+	"	mov x1, x0\n"
+	".globl life_stepped_popf\n"
+	"life_stepped_popf:\n"
+	"	add x0, x1, #2\n"
+#else
 	"	pushfq\n"
 	".globl life_stepped_popf\n"
 	"life_stepped_popf:\n"
 	"	popfq\n"
 	"	lea 2(%rdi), %rax\n"
+#endif
 	"	ret\n"
 	".size life_stepped, .-life_stepped\n"
 	".popsection");
@@ -243,7 +255,7 @@ static int crowd_round(struct crowd *c)
 	pthread_attr_t attr;
 	int i, n, err = 0;
 
-	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, 64 << 10) ||
+	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, SMALL_STACK) ||
 	    pthread_barrier_init(&c->start, NULL, CROWD_THREADS) ||
 	    pthread_barrier_init(&c->hold, NULL, CROWD_THREADS))
 		return -1;
@@ -268,7 +280,9 @@ static int crowd_round(struct crowd *c)
  * rounds of them, one after the other, more than the XOL area can hold
  * at once: the slots of exited threads are used again.  A probed popfq,
  * which is stepped, shows that the kprobe sees steps.  (The base engine
- * steps every such instruction: there only the hits are counted.)
+ * steps every such instruction: there only the hits are counted.  So does
+ * arm64, whose instructions ours does not run without a step either: that
+ * is x86's alone.)
  */
 TEST_F_TIMEOUT(life, thousand_threads_run_direct, 300)
 {
@@ -283,8 +297,12 @@ TEST_F_TIMEOUT(life, thousand_threads_run_direct, 300)
 	ASSERT_EQ(0, event_enable("ulife_k", "steps", 1));
 	for (round = 0; round < CROWD_ROUNDS; round++)
 		ASSERT_EQ(0, crowd_round(&c));
+#ifdef __x86_64__
 	if (!engine_is_base())
 		EXPECT_EQ(0, kprobe_hits("steps"));
+#else
+	TH_LOG("no run without a step off x86: %ld steps", kprobe_hits("steps"));
+#endif
 	EXPECT_EQ(7, life_stepped(5));
 	EXPECT_LE(1, kprobe_hits("steps"));
 	ASSERT_EQ(0, event_enable("ulife_k", "steps", 0));

@@ -51,13 +51,23 @@ TARGET long perf_recurse(int depth)
 	return perf_recurse(depth - 1) + 1;
 }
 
-/* 10000 one-byte nops, each a place to probe, then a return. */
+/*
+ * 10000 nops, each a place to probe, then a return: one-byte nops on x86,
+ * where a nop is one code unit; on arm64 a nop is the 4-byte unit.
+ */
 #define SLED_NOPS 10000
+#ifdef __aarch64__
+#define SLED_NOP	0xd503201f
+#define SLED_FILL	"	.rept 10000\n	nop\n	.endr\n"
+#else
+#define SLED_NOP	0x90
+#define SLED_FILL	"	.fill 10000, 1, 0x90\n"
+#endif
 asm(".pushsection .text\n"
 	".globl perf_sled\n"
 	".type perf_sled, @function\n"
 	"perf_sled:\n"
-	"	.fill 10000, 1, 0x90\n"
+	SLED_FILL
 	"	ret\n"
 	".size perf_sled, .-perf_sled\n"
 	".popsection");
@@ -568,7 +578,7 @@ TEST_F_TIMEOUT(perf, ten_thousand_events_open_close, 900)
 	int want = engine_is_base() ? 200 : SLED_NOPS, n, i, bad = 0;
 	struct rlimit files = { SLED_NOPS + 100, SLED_NOPS + 100 };
 	int *fds = calloc(want, sizeof(*fds));
-	static unsigned char sled[SLED_NOPS];
+	static INSN_UNIT sled[SLED_NOPS];
 	time_t start = time(NULL);
 	struct kid kid;
 
@@ -576,7 +586,7 @@ TEST_F_TIMEOUT(perf, ten_thousand_events_open_close, 900)
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &files));
 	ASSERT_EQ(0, kid_start(&kid, sled_run, 0, -1));
 	for (n = 0; n < want && time(NULL) - start < OPEN_BUDGET; n++) {
-		fds[n] = probe_open((char *)perf_sled + n, 0, NULL, kid.pid, -1, 0);
+		fds[n] = probe_open((INSN_UNIT *)perf_sled + n, 0, NULL, kid.pid, -1, 0);
 		ASSERT_LE(0, fds[n]) {
 			TH_LOG("event %d: %s", n, strerror(-fds[n]));
 		}
@@ -592,7 +602,7 @@ TEST_F_TIMEOUT(perf, ten_thousand_events_open_close, 900)
 	TH_LOG("closed by %lld s", (long long)(time(NULL) - start));
 	ASSERT_EQ(0, mem_read(kid.pid, perf_sled, sled, sizeof(sled)));
 	for (i = 0; i < SLED_NOPS; i++)
-		bad += sled[i] != 0x90;
+		bad += sled[i] != SLED_NOP;
 	EXPECT_EQ(0, bad);
 	ASSERT_EQ(0, kid_run(&kid));
 	EXPECT_EQ(0, kid_end(&kid));

@@ -41,6 +41,16 @@
  *   mov_rip  4c 8b 05 disp32 mov rseq_datum(%rip),%r8: the stub's copy,
  *                            its displacement moved; stepped on the base
  *
+ * On arm64, where x8 stands for r8, the kernels step every instruction
+ * they do not simulate:
+ *
+ *   nop      nop             stepped from the XOL slot, on both
+ *   mov_reg  mov x8, x3      the CPU number: stepped, on both
+ *   load     ldr x8, [x9]    of rseq_datum: stepped, on both
+ *   branch   b.eq            taken, over a mov to x8: simulated, on both
+ *   adr      adr x9, DATUM   simulated, on both; the ldr after it is not
+ *                            probed
+ *
  * and an unprobed control.  The probe counts its hits through
  * uprobe_events and is hit once before the threads start, which also gives
  * ours the time to put in its jump.  Each case expects the counters to
@@ -49,8 +59,9 @@
  * the section too: the kernel honours it), and the hits to lie between
  * the commits and the commits plus the aborts (an abort may come after
  * the hit's handlers, before the instruction ran).  The base steps all
- * but nop2 from a slot outside the section and gets those wrong: there
- * they run, report their sums, and are skipped.
+ * but nop2 (on arm64: all it does not simulate) from a slot outside the
+ * section and gets those wrong: there they run, report their sums, and
+ * are skipped.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -86,6 +97,7 @@
 #define __NR_rseq	334
 #endif
 
+#if defined(__x86_64__)
 /*
  * rseq_NAME(counters, rseq, out): adds one to the counter of the CPU the
  * task runs on (one 64-byte slot each), with BEFORE and then INSN, probed
@@ -141,6 +153,7 @@
 		#name "_abort\n"					\
 	".popsection\n"
 
+#define RSEQ_SIG_ASM	0x53053053
 asm(RSEQ_INC(rseq_nop2, "", "	.byte 0x66, 0x90\n")
 	RSEQ_INC(rseq_mov_reg, "", "	mov %rdx, %r8\n")
 	RSEQ_INC(rseq_popfq, "	pushfq\n", "	popfq\n")
@@ -152,6 +165,75 @@ asm(RSEQ_INC(rseq_nop2, "", "	.byte 0x66, 0x90\n")
 	"rseq_datum:\n"
 	"	.quad 0x0123456789abcdef\n"
 	".popsection\n");
+
+#elif defined(__aarch64__)
+/*
+ * The same on arm64: counters in x0, rseq in x1, out in x2; the CPU number
+ * in x3, the counter's address in x4, its value in x7, x8 for r8 and x10
+ * for the aborts; no stack.  The signature is glibc's (brk #0x45e0).
+ */
+#define RSEQ_SIG_ASM	0xd428bc00
+#define RSEQ_INC(name, before, insn)					\
+	".pushsection .text\n"						\
+	".globl " #name "\n"						\
+	".type " #name ", @function\n"					\
+	#name ":\n"							\
+	"	mov x10, #0\n"						\
+	"1:	ldr w3, [x1, #4]\n"	/* rseq->cpu_id */		\
+	"	add x4, x0, x3, lsl #6\n"				\
+	"	mov x8, #0\n"						\
+	"	adrp x5, " #name "_cs\n"				\
+	"	add x5, x5, :lo12:" #name "_cs\n"			\
+	"	str x5, [x1, #8]\n"	/* rseq->rseq_cs */		\
+	#name "_start:\n"						\
+	"	ldr w6, [x1, #4]\n"					\
+	"	cmp w6, w3\n"						\
+	"	b.ne " #name "_abort\n"					\
+	"	ldr x7, [x4]\n"						\
+	before								\
+	".globl " #name "_insn\n"					\
+	#name "_insn:\n"						\
+	insn								\
+	"	add x7, x7, #1\n"					\
+	"	str x7, [x4]\n"	/* the commit */			\
+	#name "_end:\n"							\
+	"	stp x8, x3, [x2]\n"					\
+	"	mov x0, x10\n"						\
+	"	ret\n"							\
+	"	.inst 0xd428bc00\n"	/* RSEQ_SIG */			\
+	#name "_abort:\n"						\
+	"	add x10, x10, #1\n"					\
+	"	b 1b\n"							\
+	".size " #name ", .-" #name "\n"				\
+	".popsection\n"							\
+	".pushsection __rseq_cs, \"aw\"\n"				\
+	".balign 32\n"							\
+	#name "_cs:\n"							\
+	"	.long 0, 0\n"		/* version, flags */		\
+	"	.quad " #name "_start, " #name "_end - " #name "_start, "	\
+		#name "_abort\n"					\
+	".popsection\n"
+
+asm(RSEQ_INC(rseq_nop, "", "	nop\n")
+	RSEQ_INC(rseq_mov_reg, "", "	mov x8, x3\n")
+	RSEQ_INC(rseq_load, "	adrp x9, rseq_datum\n	add x9, x9, :lo12:rseq_datum\n",
+		 "	ldr x8, [x9]\n")
+	RSEQ_INC(rseq_branch, "", "	b.eq 2f\n	mov x8, #1\n2:\n")
+	RSEQ_INC(rseq_adr, "", "	adr x9, rseq_text_datum\n	ldr x8, [x9]\n")
+	".pushsection .data\n"
+	".balign 8\n"
+	"rseq_datum:\n"
+	"	.quad 0x0123456789abcdef\n"
+	".popsection\n"
+	".pushsection .text\n"
+	".balign 8\n"
+	"rseq_text_datum:\n"
+	"	.quad 0x0123456789abcdef\n"
+	".popsection\n");
+#endif
+
+/* The signature before each abort handler is the one rseq is registered with. */
+static_assert(RSEQ_SIG == RSEQ_SIG_ASM, "RSEQ_SIG");
 
 /* One counter per CPU, a cache line each, as the sections index them. */
 struct rseq_slot {
@@ -185,7 +267,7 @@ typedef long (*rseq_inc_fn)(struct rseq_slot *counters, struct rseq *rs, long *o
 struct section {
 	rseq_inc_fn inc;
 	const unsigned char *insn;	/* NULL: no probe */
-	long r8, r8_cpu;		/* it leaves r8 + r8_cpu * cpu in r8 */
+	long r8, r8_cpu;		/* it leaves r8 + r8_cpu * cpu in r8 (x8) */
 	bool base_wrong;		/* the base steps it out of the section */
 };
 
@@ -287,6 +369,7 @@ FIXTURE_VARIANT(rseq) {
 	struct section s;
 };
 
+#ifdef __x86_64__
 FIXTURE_VARIANT_ADD(rseq, unprobed) {
 	.s = { .inc = rseq_nop2 },
 };
@@ -317,6 +400,33 @@ FIXTURE_VARIANT_ADD(rseq, mov_rip) {
 	.s = { .inc = rseq_mov_rip, .insn = rseq_mov_rip_insn, .r8 = RSEQ_DATUM,
 	       .base_wrong = true },
 };
+#else
+FIXTURE_VARIANT_ADD(rseq, unprobed) {
+	.s = { .inc = rseq_nop },
+};
+
+FIXTURE_VARIANT_ADD(rseq, nop) {
+	.s = { .inc = rseq_nop, .insn = rseq_nop_insn, .base_wrong = true },
+};
+
+FIXTURE_VARIANT_ADD(rseq, mov_reg) {
+	.s = { .inc = rseq_mov_reg, .insn = rseq_mov_reg_insn, .r8_cpu = 1,
+	       .base_wrong = true },
+};
+
+FIXTURE_VARIANT_ADD(rseq, load) {
+	.s = { .inc = rseq_load, .insn = rseq_load_insn, .r8 = RSEQ_DATUM,
+	       .base_wrong = true },
+};
+
+FIXTURE_VARIANT_ADD(rseq, branch) {
+	.s = { .inc = rseq_branch, .insn = rseq_branch_insn },
+};
+
+FIXTURE_VARIANT_ADD(rseq, adr) {
+	.s = { .inc = rseq_adr, .insn = rseq_adr_insn, .r8 = RSEQ_DATUM },
+};
+#endif
 
 FIXTURE_SETUP(rseq)
 {

@@ -37,10 +37,13 @@ static void call_target(long n)
 		sample_target(i);
 }
 
-/* The first code byte of sample_target() as this process sees it. */
-static unsigned char target_byte(void)
+/*
+ * The first code unit of sample_target() (the byte or word a breakpoint
+ * replaces) as this process sees it.
+ */
+static INSN_UNIT target_code(void)
 {
-	return READ_FRESH(*(const unsigned char *)sample_target);
+	return READ_FRESH(*(const INSN_UNIT *)sample_target);
 }
 
 /* Loads the sample with printf-formatted parameters; 0 or -errno. */
@@ -153,14 +156,14 @@ FIXTURE_TEARDOWN(sample)
  */
 TEST_F(sample, counts_hits)
 {
-	unsigned char before = target_byte();
+	INSN_UNIT before = target_code();
 	int status;
 	pid_t child;
 
 	ASSERT_EQ(0, load_on_target(""));
 	self->loaded = true;
 	EXPECT_EQ(0, sample_hits());
-	EXPECT_NE(before, target_byte());
+	EXPECT_NE(before, target_code());
 	call_target(100);
 	EXPECT_EQ(100, sample_hits());
 	EXPECT_EQ(21, sample_target(7));
@@ -197,7 +200,7 @@ static void kid_calls(long n)
  */
 TEST_F(sample, pid_counts_one_process)
 {
-	unsigned char before = target_byte();
+	INSN_UNIT before = target_code();
 	struct kid kid;
 	char opt[32];
 
@@ -205,13 +208,13 @@ TEST_F(sample, pid_counts_one_process)
 	snprintf(opt, sizeof(opt), "pid=%d", kid.pid);
 	ASSERT_EQ(0, load_on_target(opt));
 	self->loaded = true;
-	EXPECT_EQ(before, target_byte());
+	EXPECT_EQ(before, target_code());
 	call_target(5);
 	ASSERT_EQ(0, kid_run(&kid));
 	call_target(5);
 	ASSERT_EQ(0, kid_run(&kid));
 	EXPECT_EQ(14, sample_hits());
-	EXPECT_EQ(before, target_byte());
+	EXPECT_EQ(before, target_code());
 	EXPECT_EQ(0, kid_end(&kid));
 }
 

@@ -11,7 +11,9 @@
  * entry and at return: through a 5-byte nop (a jump to a stub on ours)
  * and through a 1-byte one (the breakpoint).  It must live, compute the
  * right sum, and every call must be counted once at entry and once at
- * return.
+ * return.  On arm64, with neither syscall (a return probe returns
+ * through a breakpoint), the function starts with a nop, stepped out of
+ * line, or a branch, which the kernel simulates.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +31,24 @@
 
 #define CALLS	500
 
+#ifdef __aarch64__
+asm(".pushsection .text\n"
+	".globl sandbox_nop\n"
+	".type sandbox_nop, @function\n"
+	"sandbox_nop:\n"
+	"	nop\n"
+	"	add x0, x0, #1\n"
+	"	ret\n"
+	".size sandbox_nop, .-sandbox_nop\n"
+	".globl sandbox_branch\n"
+	".type sandbox_branch, @function\n"
+	"sandbox_branch:\n"
+	"	b 1f\n"
+	"1:	add x0, x0, #1\n"
+	"	ret\n"
+	".size sandbox_branch, .-sandbox_branch\n"
+	".popsection\n");
+#else
 asm(".pushsection .text\n"
 	".globl sandbox_nop5\n"
 	".type sandbox_nop5, @function\n"
@@ -45,6 +65,7 @@ asm(".pushsection .text\n"
 	"	ret\n"
 	".size sandbox_nop1, .-sandbox_nop1\n"
 	".popsection\n");
+#endif
 
 enum confinement {
 	STRICT,
@@ -91,10 +112,17 @@ FIXTURE_VARIANT(sandbox) {
 	enum confinement how;
 };
 
+#ifdef __aarch64__
+FIXTURE_VARIANT_ADD(sandbox, strict_nop) { .fn = sandbox_nop, .how = STRICT };
+FIXTURE_VARIANT_ADD(sandbox, strict_branch) { .fn = sandbox_branch, .how = STRICT };
+FIXTURE_VARIANT_ADD(sandbox, filter_nop) { .fn = sandbox_nop, .how = FILTER };
+FIXTURE_VARIANT_ADD(sandbox, filter_branch) { .fn = sandbox_branch, .how = FILTER };
+#else
 FIXTURE_VARIANT_ADD(sandbox, strict_nop5) { .fn = sandbox_nop5, .how = STRICT };
 FIXTURE_VARIANT_ADD(sandbox, strict_nop1) { .fn = sandbox_nop1, .how = STRICT };
 FIXTURE_VARIANT_ADD(sandbox, filter_nop5) { .fn = sandbox_nop5, .how = FILTER };
 FIXTURE_VARIANT_ADD(sandbox, filter_nop1) { .fn = sandbox_nop1, .how = FILTER };
+#endif
 
 FIXTURE_SETUP(sandbox)
 {

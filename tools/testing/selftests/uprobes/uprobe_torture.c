@@ -7,7 +7,9 @@
  *   workers	threads calling probed functions of every class: emulated
  *		(nop, push), run out of line (lea), stepped (popfq), and
  *		the ones that get a jump to a stub (5-byte nop, mov $imm32,
- *		call rel32); each checks every result
+ *		call rel32); each checks every result.  On arm64: stepped
+ *		(nop, stp to the stack, add, ldr) and simulated (cbz, adr,
+ *		b) instead
  *   storm	the same calls in a thread that another thread tgkill()s as
  *		fast as it can; the handler siglongjmp()s out now and then
  *   counted	calls of a function whose perf event is never touched: its
@@ -41,6 +43,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -53,6 +56,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -71,6 +75,69 @@
 #define SEMA_TARGET	2	/* tt_lea: every probe on it names tt_sema */
 #define STEPS		2000	/* ptrace single-steps per traced child */
 
+#ifdef __aarch64__
+/*
+ * The same on arm64, x + 1 .. x + 9 as on x86: tt_popf_insn is a ldr,
+ * tt_nop5 starts with a cbz (taken for x = 0), tt_movimm with an adr,
+ * tt_call with a b (a tail call).
+ */
+asm(".pushsection .text\n"
+	".globl tt_nop\n"
+	"tt_nop:\n"
+	"	nop\n"
+	"	add x0, x0, #1\n"
+	"	ret\n"
+	".globl tt_push\n"
+	"tt_push:\n"
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	add x0, x0, #2\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	ret\n"
+	".globl tt_lea\n"
+	"tt_lea:\n"
+	"	add x0, x0, #3\n"
+	"	ret\n"
+	".globl tt_popf\n"
+	"tt_popf:\n"
+	"	adr x1, tt_four\n"
+	".globl tt_popf_insn\n"
+	"tt_popf_insn:\n"
+	"	ldr x1, [x1]\n"
+	"	add x0, x0, x1\n"
+	"	ret\n"
+	".globl tt_nop5\n"
+	"tt_nop5:\n"
+	"	cbz x0, 1f\n"
+	"	add x0, x0, #5\n"
+	"	ret\n"
+	"1:	mov x0, #5\n"
+	"	ret\n"
+	".globl tt_movimm\n"
+	"tt_movimm:\n"
+	"	adr x1, tt_six\n"
+	"	ldr x1, [x1]\n"
+	"	add x0, x0, x1\n"
+	"	ret\n"
+	".globl tt_call\n"
+	"tt_call:\n"
+	"	b tt_call_leaf\n"
+	"tt_call_leaf:\n"
+	"	add x0, x0, #7\n"
+	"	ret\n"
+	".globl tt_counted\n"
+	"tt_counted:\n"
+	"	add x0, x0, #8\n"
+	"	ret\n"
+	".globl tt_sandboxed\n"
+	"tt_sandboxed:\n"
+	"	nop\n"
+	"	add x0, x0, #9\n"
+	"	ret\n"
+	".balign 8\n"
+	"tt_four:	.quad 4\n"
+	"tt_six:	.quad 6\n"
+	".popsection\n");
+#else
 asm(".pushsection .text\n"
 	".globl tt_nop\n"
 	"tt_nop:\n"
@@ -122,6 +189,7 @@ asm(".pushsection .text\n"
 	"	lea 9(%rdi), %rax\n"
 	"	ret\n"
 	".popsection\n");
+#endif
 
 /* The SDT semaphore of every probe on targets[SEMA_TARGET]. */
 __section(".probes") __used unsigned short tt_sema;
@@ -559,6 +627,24 @@ static bool in_own_text(unsigned long addr)
 	return addr >= start && addr < end;
 }
 
+/* The instruction pointer of the stopped child @pid: 0 or -1. */
+static int traced_ip(pid_t pid, unsigned long *ip)
+{
+	struct user_regs_struct regs;
+#ifdef __aarch64__
+	struct iovec iov = { .iov_base = &regs, .iov_len = sizeof(regs) };
+
+	if (ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov))
+		return -1;
+	*ip = regs.pc;
+#else
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+		return -1;
+	*ip = regs.rip;
+#endif
+	return 0;
+}
+
 /*
  * Whether the tracer sees the stopped child @pid in a slot or a stub of
  * the [uprobes] mappings, which it must never see: they stand for the
@@ -569,25 +655,25 @@ static bool in_own_text(unsigned long addr)
  */
 static bool shows_uprobes(pid_t pid)
 {
-	struct user_regs_struct regs;
 	struct uprobes_maps maps;
+	unsigned long ip;
 	int i, xol = 0;
 
 	if (engine_is_base())
 		return false;
-	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+	if (traced_ip(pid, &ip))
 		return true;
 	/* Most steps are in the program: no need to read the maps there. */
-	if (in_own_text(regs.rip))
+	if (in_own_text(ip))
 		return false;
-	if (uprobes_maps_read(pid, &maps) || !uprobes_maps_hold(&maps, regs.rip))
+	if (uprobes_maps_read(pid, &maps) || !uprobes_maps_hold(&maps, ip))
 		return false;
 	for (i = 1; i < maps.n; i++)
 		if (maps.end[i] - maps.start[i] > maps.end[xol] - maps.start[xol])
 			xol = i;
-	if (regs.rip >= maps.start[xol] && regs.rip < maps.start[xol] + 64)
+	if (ip >= maps.start[xol] && ip < maps.start[xol] + 64)
 		return false;
-	fprintf(stderr, "lifecycle: traced child at 0x%llx in [uprobes]\n", regs.rip);
+	fprintf(stderr, "lifecycle: traced child at 0x%lx in [uprobes]\n", ip);
 	return true;
 }
 
@@ -626,16 +712,32 @@ static int life_ptrace(void)
 	return i == STEPS ? reap(pid) : WIFEXITED(status) ? WEXITSTATUS(status) : -4;
 }
 
+/*
+ * Whether a debugger may single-step a probed child here.  The base's
+ * arm64 warns in the kernel log at every step of a task that hit a probe
+ * once (its uprobe_single_step_handler(); patches/0021 fixes that in
+ * ours), which would fail the run for a warning of the base's.
+ */
+static bool ptrace_steps_ok(void)
+{
+#ifdef __aarch64__
+	return !engine_is_base();
+#else
+	return true;
+#endif
+}
+
 static void __noreturn lifecycle(void)
 {
+	/* life_ptrace last: left out where ptrace_steps_ok() says so. */
 	static int (*const ops[])(void) = {
 		life_fork, life_exec, life_dlopen, life_map, life_ptrace,
 	};
-	unsigned int op;
+	unsigned int op, n_ops = ARRAY_SIZE(ops) - !ptrace_steps_ok();
 	int err = 0;
 
 	while (!stopping() && !err) {
-		op = rand_r(&seed) % ARRAY_SIZE(ops);
+		op = rand_r(&seed) % n_ops;
 		err = ops[op]();
 		if (err)
 			fprintf(stderr, "%s: op %u: %d\n", __func__, op, err);
@@ -824,7 +926,7 @@ TEST_F_TIMEOUT(torture, five_hundred_threads_every_class, 1800)
 		ASSERT_EQ(0, event_enable("ucrowd", event, 1));
 	}
 	ASSERT_EQ(0, pthread_attr_init(&stack));
-	ASSERT_EQ(0, pthread_attr_setstacksize(&stack, 64 << 10));
+	ASSERT_EQ(0, pthread_attr_setstacksize(&stack, SMALL_STACK));
 	ASSERT_EQ(0, pthread_barrier_init(&crowd_start, NULL, CROWD));
 	ASSERT_EQ(0, pthread_barrier_init(&crowd_hold, NULL, CROWD));
 	for (n = 0; n < CROWD; n++)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "../kselftest_harness.h"
 #include "uprobe_util.h"
@@ -59,20 +60,30 @@ TARGET NO_TAIL long lj_outer(long n)
 
 /*
  * tail_a(x) tail-calls tail_b(x + 100), which returns 2 * x + 1: written in
- * assembly so that the tail call is a real jmp, whatever the compiler.
+ * assembly so that the tail call is a real jmp (b), whatever the compiler.
  */
 asm(".pushsection .text\n"
 	".globl tail_b\n"
 	".type tail_b, @function\n"
 	"tail_b:\n"
+#ifdef __aarch64__
+	"	add x0, x0, x0\n"
+	"	add x0, x0, #1\n"
+#else
 	"	lea 1(%rdi,%rdi), %rax\n"
+#endif
 	"	ret\n"
 	".size tail_b, .-tail_b\n"
 	".globl tail_a\n"
 	".type tail_a, @function\n"
 	"tail_a:\n"
+#ifdef __aarch64__
+	"	add x0, x0, #100\n"
+	"	b tail_b\n"
+#else
 	"	lea 100(%rdi), %rdi\n"
 	"	jmp tail_b\n"
+#endif
 	".size tail_a, .-tail_a\n"
 	".popsection\n");
 
@@ -84,6 +95,15 @@ TARGET long ret_same(long x)
 TARGET NO_TAIL long ret_neg(long x)
 {
 	return -ret_same(x);
+}
+
+static pid_t forked;
+
+/* Forks: returns @x in the parent, @x + 1 in the child. */
+TARGET NO_TAIL long fork_ret(long x)
+{
+	forked = fork();
+	return forked ? x : x + 1;
 }
 
 static int add_probe(const char *kind, const char *event, const void *func, const char *args)
@@ -175,7 +195,7 @@ TEST_F(uret, recursion)
 	char want[4096] = "";
 	long n;
 
-	ASSERT_EQ(0, add_probe("p", "rin", rec_sum, "n=%di:s64"));
+	ASSERT_EQ(0, add_probe("p", "rin", rec_sum, "n=" ARG0_REG ":s64"));
 	ASSERT_EQ(0, add_probe("r", "rout", rec_sum, "rv=$retval:s64"));
 	ASSERT_EQ(0, tfs_write("events/" GROUP "/enable", "1"));
 	ASSERT_EQ(55, rec_sum(10));
@@ -197,9 +217,9 @@ TEST_F(uret, nesting)
 	char want[1024] = "";
 	long x;
 
-	ASSERT_EQ(0, add_probe("p", "fin", nest_f, "x=%di:s64"));
+	ASSERT_EQ(0, add_probe("p", "fin", nest_f, "x=" ARG0_REG ":s64"));
 	ASSERT_EQ(0, add_probe("r", "fout", nest_f, "rv=$retval:s64"));
-	ASSERT_EQ(0, add_probe("p", "gin", nest_g, "x=%di:s64"));
+	ASSERT_EQ(0, add_probe("p", "gin", nest_g, "x=" ARG0_REG ":s64"));
 	ASSERT_EQ(0, add_probe("r", "gout", nest_g, "rv=$retval:s64"));
 	ASSERT_EQ(0, tfs_write("events/" GROUP "/enable", "1"));
 	for (x = 1; x <= 3; x++) {
@@ -229,9 +249,9 @@ TEST_F(uret, longjmp)
 	long got;
 	int v;
 
-	ASSERT_EQ(0, add_probe("p", "oin", lj_outer, "n=%di:s64"));
+	ASSERT_EQ(0, add_probe("p", "oin", lj_outer, "n=" ARG0_REG ":s64"));
 	ASSERT_EQ(0, add_probe("r", "oout", lj_outer, "rv=$retval:s64"));
-	ASSERT_EQ(0, add_probe("p", "iin", lj_inner, "n=%di:s64"));
+	ASSERT_EQ(0, add_probe("p", "iin", lj_inner, "n=" ARG0_REG ":s64"));
 	ASSERT_EQ(0, add_probe("r", "iout", lj_inner, "rv=$retval:s64"));
 	ASSERT_EQ(0, tfs_write("events/" GROUP "/enable", "1"));
 	for (i = 0; i < LJ_JUMPS; i++) {
@@ -266,9 +286,9 @@ TEST_F(uret, tail_call)
 	char want[1024] = "";
 	long x;
 
-	ASSERT_EQ(0, add_probe("p", "ain", tail_a, "x=%di:s64"));
+	ASSERT_EQ(0, add_probe("p", "ain", tail_a, "x=" ARG0_REG ":s64"));
 	ASSERT_EQ(0, add_probe("r", "aout", tail_a, "rv=$retval:s64"));
-	ASSERT_EQ(0, add_probe("p", "bin", tail_b, "x=%di:s64"));
+	ASSERT_EQ(0, add_probe("p", "bin", tail_b, "x=" ARG0_REG ":s64"));
 	ASSERT_EQ(0, add_probe("r", "bout", tail_b, "rv=$retval:s64"));
 	ASSERT_EQ(0, tfs_write("events/" GROUP "/enable", "1"));
 	for (x = 1; x <= 2; x++) {
@@ -303,7 +323,7 @@ TEST_F(uret, deeper_than_cap)
 	long n;
 
 	ASSERT_NE(NULL, want);
-	ASSERT_EQ(0, add_probe("p", "rin", rec_sum, "n=%di:s64"));
+	ASSERT_EQ(0, add_probe("p", "rin", rec_sum, "n=" ARG0_REG ":s64"));
 	ASSERT_EQ(0, add_probe("r", "rout", rec_sum, "rv=$retval:s64"));
 	ASSERT_EQ(0, tfs_write("events/" GROUP "/enable", "1"));
 	ASSERT_EQ(DEEP * (DEEP + 1) / 2, rec_sum(DEEP));
@@ -326,7 +346,7 @@ TEST_F(uret, deeper_than_cap)
 	free(want);
 }
 
-/* $retval is all 64 bits of %rax at the return, in every type. */
+/* $retval is all 64 bits of %rax (x0) at the return, in every type. */
 TEST_F(uret, retval_exact)
 {
 	static const long values[] = {
@@ -354,6 +374,38 @@ TEST_F(uret, retval_exact)
 	self->seq = event_seq();
 	ASSERT_NE(NULL, self->seq);
 	EXPECT_STREQ(want, self->seq);
+}
+
+/*
+ * A function with a return probe forks: it returns twice, in the parent
+ * and in the child, whose copy of the stack leads to the trampoline too.
+ * The child has the parent's pending return: it returns to the right place
+ * (no SIGILL), and each return is reported once, with its pid and value.
+ */
+TEST_F(uret, fork_returns_twice)
+{
+	char *trace;
+	int status;
+	long got;
+
+	ASSERT_EQ(0, add_probe("r", "frk", fork_ret, "rv=$retval:s64"));
+	ASSERT_EQ(0, tfs_write("events/" GROUP "/enable", "1"));
+	got = fork_ret(40);
+	if (!forked)
+		_exit(got == 41 ? 0 : 1);
+	ASSERT_LT(0, forked);
+	EXPECT_EQ(40, got);
+	ASSERT_EQ(forked, waitpid(forked, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("child killed by signal %d", WTERMSIG(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, tfs_write("events/" GROUP "/enable", "0"));
+	trace = trace_read();
+	ASSERT_NE(NULL, trace);
+	EXPECT_EQ(1, trace_count_pid(trace, "frk", getpid()));
+	EXPECT_EQ(1, trace_count_pid(trace, "frk", forked));
+	EXPECT_NE(NULL, strstr(trace, "rv=40"));
+	EXPECT_NE(NULL, strstr(trace, "rv=41"));
+	free(trace);
 }
 
 TEST_HARNESS_MAIN

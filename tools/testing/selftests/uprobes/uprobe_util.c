@@ -532,11 +532,18 @@ int mem_read(pid_t pid, const void *addr, void *buf, size_t len)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+/* The arch seccomp_data names for this program's syscalls. */
+#ifdef __aarch64__
+#define SELF_AUDIT_ARCH	AUDIT_ARCH_AARCH64
+#else
+#define SELF_AUDIT_ARCH	AUDIT_ARCH_X86_64
+#endif
+
 int seccomp_confine(void)
 {
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SELF_AUDIT_ARCH, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_write, 3, 0),

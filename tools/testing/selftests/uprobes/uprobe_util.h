@@ -7,6 +7,7 @@
 #ifndef UPROBE_UTIL_H
 #define UPROBE_UTIL_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,10 +43,55 @@
 #define READ_FRESH(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 /*
+ * The stack of the tests' crowds of threads: small, but no smaller than
+ * the ABI allows (PTHREAD_STACK_MIN: 16 KiB on x86-64, 128 KiB on arm64).
+ */
+#define SMALL_STACK \
+	((size_t)PTHREAD_STACK_MIN > (64 << 10) ? (size_t)PTHREAD_STACK_MIN : (size_t)(64 << 10))
+
+/*
  * A probe target: a real function that every call reaches; noipa keeps gcc
  * from inlining, cloning, or dropping a call whose result is unused.
  */
 #define TARGET UPROBE_ATTRS(noipa, used, visibility("default"))
+
+/*
+ * What differs between the architectures the tests run on (x86-64, and
+ * its 32-bit side for ia32_work; arm64).  The register names fetch
+ * arguments take (regs_query_register_offset() of the arch): the first
+ * six integer arguments of a call, the return value, the instruction,
+ * stack and frame pointers.  The unit of code a probe replaces, and the
+ * breakpoint it writes there: an int3 byte on x86, where instructions
+ * are bytes; arm64's uprobes brk (BRK64_OPCODE_UPROBES), a 32-bit word
+ * like every instruction.
+ */
+#ifdef __aarch64__
+#define ARG0_REG	"%x0"
+#define ARG1_REG	"%x1"
+#define ARG2_REG	"%x2"
+#define ARG3_REG	"%x3"
+#define ARG4_REG	"%x4"
+#define ARG5_REG	"%x5"
+#define RET_REG		"%x0"
+#define IP_REG		"%pc"
+#define SP_REG		"%sp"
+#define FP_REG		"%x29"
+#define INSN_UNIT	unsigned int
+#define BKPT_INSN	0xd42000a0
+#else	/* x86-64, and its 32-bit side */
+#define ARG0_REG	"%di"
+#define ARG1_REG	"%si"
+#define ARG2_REG	"%dx"
+#define ARG3_REG	"%cx"
+#define ARG4_REG	"%r8"
+#define ARG5_REG	"%r9"
+#define RET_REG		"%ax"
+#define IP_REG		"%ip"
+#define SP_REG		"%sp"
+#define FP_REG		"%bp"
+#define INSN_UNIT	unsigned char
+#define BKPT_INSN	0xcc
+#endif
 
 /* Writes @text to tracefs file @file, truncating; 0 or -errno. */
 int tfs_write(const char *file, const char *text);

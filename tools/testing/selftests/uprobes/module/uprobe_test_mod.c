@@ -12,8 +12,9 @@
  *	counts returns; pid: a filter admitting only the mm of process PID;
  *	remove: the handler returns UPROBE_HANDLER_REMOVE; ax: the handler
  *	returns VAL from the probed function without running it (sets ax,
- *	pops the return address into ip); di: the handler sets the first
- *	argument register to VAL; sleep: the handler sleeps MS milliseconds.
+ *	pops the return address into ip; on arm64 sets x0, ip from the link
+ *	register); di: the handler sets the first argument register (di,
+ *	x0) to VAL; sleep: the handler sleeps MS milliseconds.
  *   unreg ID		uprobe_unregister_nosync() + uprobe_unregister_sync()
  *   apply ID 0|1	uprobe_apply(uprobe, uc, false|true)
  *   filter ID PID	make the filter of ID (registered with pid=) admit the
@@ -44,7 +45,9 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
+#ifdef CONFIG_X86
 #include <asm/ibt.h>
+#endif
 
 #define UT_MAX		8
 #define UT_LOG_MAX	4096
@@ -116,7 +119,23 @@ static void ut_log_add(int id, char kind)
 	spin_unlock_irqrestore(&ut_log_lock, irqflags);
 }
 
-/* Returns @val from the probed function: the probe sits on its entry. */
+/*
+ * Returns @val from the probed function: the probe sits on its entry,
+ * where the return address is on the stack (x86) or in the link register
+ * (arm64).
+ */
+#ifdef CONFIG_ARM64
+static void ut_skip_function(struct pt_regs *regs, unsigned long val)
+{
+	regs_set_return_value(regs, val);
+	instruction_pointer_set(regs, procedure_link_pointer(regs));
+}
+
+static void ut_set_first_arg(struct pt_regs *regs, unsigned long val)
+{
+	regs->regs[0] = val;
+}
+#else
 static void ut_skip_function(struct pt_regs *regs, unsigned long val)
 {
 	unsigned long ret_addr;
@@ -127,6 +146,12 @@ static void ut_skip_function(struct pt_regs *regs, unsigned long val)
 	regs->sp += sizeof(ret_addr);
 	instruction_pointer_set(regs, ret_addr);
 }
+
+static void ut_set_first_arg(struct pt_regs *regs, unsigned long val)
+{
+	regs->di = val;
+}
+#endif
 
 static int ut_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
@@ -139,7 +164,7 @@ static int ut_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 		msleep(c->sleep_ms);
 	atomic_dec(&c->running);
 	if (c->flags & UT_SET_DI)
-		regs->di = c->di;
+		ut_set_first_arg(regs, c->di);
 	if (c->flags & UT_SKIP)
 		ut_skip_function(regs, c->ax);
 	return (c->flags & UT_REMOVE) ? UPROBE_HANDLER_REMOVE : 0;
@@ -487,8 +512,10 @@ static void ut_find_apply(void)
 {
 	struct kprobe kp = { .symbol_name = "uprobe_apply" };
 
+#ifdef CONFIG_X86
 	if (cpu_feature_enabled(X86_FEATURE_IBT))
 		return;
+#endif
 	if (register_kprobe(&kp))
 		return;
 	ut_apply = (ut_apply_fn)kp.addr;
