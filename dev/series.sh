@@ -7,9 +7,12 @@
 # the files we touch, then one commit per part: our hunks for other kernel
 # files (patches/), then each overlay.list entry.  A patch whose header has
 # "Overlay-with: PATH" goes into the commit of that overlay entry instead, so
-# that, say, the MAINTAINERS line for new files comes with the files.  The
-# patches are applied, in the commits' order, as dev/tree.sh applies them in
-# their numbers' order: so the numbers follow the series.
+# that, say, the MAINTAINERS line for new files comes with the files; one
+# with "After: PATH" is a commit of its own right after that entry's, for a
+# hunk of another subsystem that calls what the entry adds.  Each commit's
+# message is its patch's description.  The patches are applied, in the
+# commits' order, as dev/tree.sh applies them in their numbers' order: so
+# the numbers follow the series.
 set -euo pipefail
 
 out=$(readlink -m "${1:?usage: series.sh OUTDIR}")
@@ -61,16 +64,28 @@ overlay_with() {
 	sed -n 's/^Overlay-with: *//p' "$1" | head -n 1
 }
 
-for patch in "$top"/patches/*.patch; do
-	[ -e "$patch" ] && [ -z "$(overlay_with "$patch")" ] || continue
-	subject=$(sed -n 's/^Subject: *//p' "$patch" | head -n 1)
-	commit_part "${subject:-$(basename "$patch" .patch)}" "From patches/$(basename "$patch")." \
-		"$patch"
-done
-# The description of a patch: what stands between its header and its diff.
-patch_body() {
-	sed -n '/^Overlay-with:/,/^--- /p' "$1" | sed -e '1d' -e '$d'
+after() {
+	sed -n 's/^After: *//p' "$1" | head -n 1
 }
+
+# The description of a patch: what stands between its header lines
+# (Subject:, Overlay-with:, After:) and its diff.
+patch_body() {
+	sed -n '/^--- /q; /^\(Subject\|Overlay-with\|After\):/d; p' "$1" |
+		sed -e '/./,$!d'
+}
+
+# A patch as a commit of its own.
+commit_patch() {
+	local subject
+	subject=$(sed -n 's/^Subject: *//p' "$1" | head -n 1)
+	commit_part "${subject:-$(basename "$1" .patch)}" "$(patch_body "$1")" "$1"
+}
+
+for patch in "$top"/patches/*.patch; do
+	[ -e "$patch" ] && [ -z "$(overlay_with "$patch")$(after "$patch")" ] || continue
+	commit_patch "$patch"
+done
 
 while IFS=$'\t' read -r paths subject; do
 	read -r -a files <<<"$paths"
@@ -82,6 +97,10 @@ while IFS=$'\t' read -r paths subject; do
 		body+=$'\n'$(patch_body "$patch")
 	done
 	commit_part "${subject:-uprobes: add ${files[0]}}" "$body" "$patches" "${files[@]}"
+	for patch in "$top"/patches/*.patch; do
+		[ -e "$patch" ] && [[ " $paths " == *" $(after "$patch") "* ]] || continue
+		commit_patch "$patch"
+	done
 done < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$top/overlay.list")
 
 rm -rf "$out"

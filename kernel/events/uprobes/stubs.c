@@ -667,7 +667,6 @@ bool uprobe_is_stub(unsigned long addr)
 	return current->mm && stub_starting_at(current->mm, addr);
 }
 
-
 /* The site of the stub of @mm whose copy starts at @ip, or NULL. */
 static struct stub_site *stub_copy_at(struct mm_struct *mm, unsigned long ip)
 {
@@ -739,7 +738,6 @@ bool stub_copy_deny_signal(struct uprobe_task *utask, struct pt_regs *regs)
 	stub_copy_stepped(utask, regs, false);
 	return false;
 }
-
 
 /*
  * Where a task in a stub stands in the probed code: the probed address
