@@ -35,6 +35,8 @@ arch_make() {
 
 arch_options() {
 	case $1 in
+	arm) printf '%s\n' CONFIG_MMU=y CONFIG_ARCH_MULTIPLATFORM=y CONFIG_ARCH_MULTI_V7=y \
+		CONFIG_ARCH_VIRT=y ;;
 	mips) printf '%s\n' CONFIG_MIPS_MALTA=y CONFIG_CPU_MIPS64_R2=y CONFIG_64BIT=y \
 		CONFIG_CPU_LITTLE_ENDIAN=y ;;
 	powerpc) printf '%s\n' CONFIG_PPC64=y CONFIG_PPC_BOOK3S_64=y CONFIG_CPU_LITTLE_ENDIAN=y ;;
@@ -87,7 +89,7 @@ for arch in "${arches[@]}"; do
 		[ "$warnings" -eq 0 ] || { grep -A3 'warning:' "$out/$arch/w1.log" | head -20; failed=1; }
 	else
 		printf '  %-10s FAILED  %4ss  see %s\n' "$arch" "$(($(date +%s) - start))" "$out/$arch.log"
-		grep -E 'error|Error' "$out/$arch.log" | head -10
+		grep -E 'error|Error' "$out/$arch.log" | head -10 || true
 		failed=1
 	fi
 done
