@@ -30,7 +30,8 @@ RESULTS ?= $(OUT)/results/$(FLAVOUR)$(if $(MUTANT),-$(MUTANT))
 INIT := $(OUT)/guest/init
 NPROC := $(shell nproc)
 
-BENCH_BIN := $(OUT)/bench/bin/uprobe_bench
+BENCH := $(OUT)/bench$(ARCH_SUFFIX)
+BENCH_BIN := $(BENCH)/bin/uprobe_bench
 SELFTEST := $(OUT)/src/ours/tools/testing/selftests/uprobes
 
 FRAGMENTS := $(addprefix $(TOP)/configs/,guest.config guest-$(ARCH).config tracing.config \
@@ -89,6 +90,7 @@ help:
 	@echo '             TORTURE_LINES lines, on the debug kernel'
 	@echo '  mutants    check that the tests fail on kernels broken on purpose (dev/mutants/)'
 	@echo '  bench      benchmark ours against upstream in one run; table in out/bench/'
+	@echo '             (ARCH=arm64: out/bench-arm64/)'
 	@echo '  clean      remove out/'
 	@echo 'Variables:'
 	@echo '  KERNEL=ours|upstream|wip  which kernel (default ours); upstream is the untouched'
@@ -165,9 +167,9 @@ bench: deps init
 	@+$(MAKE) --no-print-directory kernel KERNEL=upstream DEBUG= MUTANT=
 	@+$(MAKE) --no-print-directory kernel KERNEL=ours DEBUG= MUTANT=
 	@mkdir -p $(dir $(BENCH_BIN))
-	gcc -O2 -g -Wall -fno-omit-frame-pointer -pthread -I$(SELFTEST) -o $(BENCH_BIN) \
+	$(CROSS)gcc -O2 -g -Wall -fno-omit-frame-pointer -pthread -I$(SELFTEST) -o $(BENCH_BIN) \
 		$(TOP)/bench/uprobe_bench.c $(TOP)/bench/bench_targets.S $(SELFTEST)/uprobe_util.c
-	@$(TOP)/dev/bench.sh $(BENCH_BIN) $(OUT)/bench $(TIMEOUT)
+	@ARCH=$(ARCH) $(TOP)/dev/bench.sh $(BENCH_BIN) $(BENCH) $(TIMEOUT)
 
 run: kernel init
 	@$(TOP)/dev/boot.sh --arch $(ARCH) $(IMAGE) $(RESULTS) $(TIMEOUT) -- $(TOP)/guest/demo.sh

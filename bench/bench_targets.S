@@ -1,9 +1,82 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Probe targets for uprobe_bench, each beginning with the instruction its
- * case is about, and a sled of one-byte nops that gives the registration
- * and memory cases as many distinct probe offsets as they need.
+ * case is about (bench_ldr: its probe is on the label bench_ldr_insn),
+ * and a sled of nops that gives the registration and memory cases as many
+ * distinct probe offsets as they need: one-byte nops on x86-64, 4-byte
+ * ones on arm64.
  */
+#ifdef __aarch64__
+	.text
+
+	/* A hint: the base's arm64 steps it out of line. */
+	.globl	bench_nop
+	.type	bench_nop, %function
+bench_nop:
+	nop
+	ret
+	.size	bench_nop, .-bench_nop
+
+	/* The frame record a function pushes first: stepped. */
+	.globl	bench_stp
+	.type	bench_stp, %function
+bench_stp:
+	stp	x29, x30, [sp, #-16]!
+	ldp	x29, x30, [sp], #16
+	ret
+	.size	bench_stp, .-bench_stp
+
+	.globl	bench_mov
+	.type	bench_mov, %function
+bench_mov:
+	mov	x1, x0
+	mov	x0, x1
+	ret
+	.size	bench_mov, .-bench_mov
+
+	/* A load, stepped; x1 is set up before the probed instruction. */
+	.globl	bench_ldr
+	.type	bench_ldr, %function
+bench_ldr:
+	adrp	x1, bench_datum
+	add	x1, x1, :lo12:bench_datum
+	.globl	bench_ldr_insn
+bench_ldr_insn:
+	ldr	x0, [x1]
+	ret
+	.size	bench_ldr, .-bench_ldr
+
+	/* Branches, which the arch simulates: no step. */
+	.globl	bench_b
+	.type	bench_b, %function
+bench_b:
+	b	1f
+1:	ret
+	.size	bench_b, .-bench_b
+
+	.globl	bench_cbz
+	.type	bench_cbz, %function
+bench_cbz:
+	cbz	x0, 1f
+1:	ret
+	.size	bench_cbz, .-bench_cbz
+
+	/* Never executed: only probed. 10 000 probes, 64 pages. */
+	.balign	4096
+	.globl	bench_sled
+	.type	bench_sled, %function
+bench_sled:
+	.fill	16384, 4, 0xd503201f
+	ret
+	.size	bench_sled, .-bench_sled
+
+	.data
+	.balign	8
+bench_datum:
+	.quad	42
+
+	.section .note.GNU-stack, "", %progbits
+#else	/* x86-64 */
 	.text
 
 	.globl	bench_nop
@@ -104,3 +177,4 @@ bench_datum:
 	.quad	42
 
 	.section .note.GNU-stack, "", @progbits
+#endif

@@ -17,11 +17,14 @@
  *   hit.INSN                  an entry probe on a function whose first
  *                             instruction is INSN (bench_targets.S)
  *   uretprobe, uretprobe.nop5 entry and return probes on one function
- *                             (first instruction push, or a 5-byte nop)
+ *                             (first instruction push, or a 5-byte nop;
+ *                             arm64: stp of the frame record, no nop5)
  *   threads.1, threads.2      one, then two threads (one per vCPU) hitting
  *                             one probe: ns per call of the aggregate rate
  *   threads.nop5.1, .2        the same on a 5-byte nop (ours: through a stub,
- *                             with no exception on the way)
+ *                             with no exception on the way); on arm64
+ *                             threads.b.1, .2 instead: on a b, which the
+ *                             arch simulates, with no step on the way
  *   threads.64                64 threads on the two vCPUs hitting a probe
  *                             whose instruction runs out of line (mov)
  *   register.N, unregister.N  opening then closing N = 1000, 10000 probe
@@ -53,6 +56,21 @@
 #define CALIBRATION_LOOPS	10000000L
 #define UNREGISTER_BUDGET_NS	150000000000L	/* 2.5 minutes */
 
+/*
+ * What differs on arm64: its probe targets, the calibration loop's add,
+ * and the nop the sled is made of (a 32-bit word, as every instruction).
+ */
+#ifdef __aarch64__
+long bench_nop(long x);
+long bench_stp(long x);
+long bench_mov(long x);
+long bench_ldr(long x);
+long bench_b(long x);
+long bench_cbz(long x);
+extern const unsigned int bench_ldr_insn[];
+#define CALIBRATION_ADD	"add %0, %0, %1"
+#define NOP_INSN	0xd503201f
+#else	/* x86-64 */
 long bench_nop(long x);
 long bench_push(long x);
 long bench_endbr(long x);
@@ -64,14 +82,27 @@ long bench_nop5(long x);
 long bench_call(long x);
 long bench_mov_imm(long x);
 long bench_lea_rip(long x);
+#define CALIBRATION_ADD	"add %1, %0"
+#define NOP_INSN	0x90
+#endif
 extern const unsigned char bench_sled[];
 
+/* A case of bench_hits(): @fn is called, the probe is on @at (NULL: @fn). */
 struct hit_case {
 	const char *name;
 	long (*fn)(long x);
+	const void *at;
 };
 
 static const struct hit_case hit_cases[] = {
+#ifdef __aarch64__
+	{ "hit.nop", bench_nop },
+	{ "hit.stp_fp_lr", bench_stp },
+	{ "hit.mov_x1_x0", bench_mov },
+	{ "hit.ldr_x0_x1", bench_ldr, bench_ldr_insn },
+	{ "hit.b", bench_b },
+	{ "hit.cbz", bench_cbz },
+#else
 	{ "hit.nop", bench_nop },
 	{ "hit.push_rbp", bench_push },
 	{ "hit.endbr64", bench_endbr },
@@ -83,6 +114,7 @@ static const struct hit_case hit_cases[] = {
 	{ "hit.call_rel32", bench_call },
 	{ "hit.mov_imm32", bench_mov_imm },
 	{ "hit.lea_rip", bench_lea_rip },
+#endif
 };
 
 static __printf(1, 2) __noreturn void die(const char *fmt, ...)
@@ -129,7 +161,7 @@ static long calibration_ns(void)
 	long start = now_ns(), x = 0, i;
 
 	for (i = 0; i < CALIBRATION_LOOPS; i++)
-		asm volatile("add %1, %0" : "+r" (x) : "r" (i));
+		asm volatile(CALIBRATION_ADD : "+r" (x) : "r" (i));
 	return now_ns() - start;
 }
 
@@ -214,24 +246,32 @@ static void bench_hits(void)
 	int fd;
 
 	for (i = 0; i < sizeof(hit_cases) / sizeof(hit_cases[0]); i++) {
-		fd = probe_open(hit_cases[i].fn, 0);
+		fd = probe_open(hit_cases[i].at ?: hit_cases[i].fn, 0);
 		measure_calls(hit_cases[i].name, hit_cases[i].fn, &fd, 1);
 		close(fd);
 	}
 }
 
+/* Entry and return probes on @fn. */
+static void measure_uretprobe(const char *name, long (*fn)(long x))
+{
+	int fds[2];
+
+	fds[0] = probe_open(fn, 0);
+	fds[1] = probe_open(fn, 1);
+	measure_calls(name, fn, fds, 2);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 static void bench_uretprobe(void)
 {
-	int fds[2] = { probe_open(bench_push, 0), probe_open(bench_push, 1) };
-
-	measure_calls("uretprobe", bench_push, fds, 2);
-	close(fds[0]);
-	close(fds[1]);
-	fds[0] = probe_open(bench_nop5, 0);
-	fds[1] = probe_open(bench_nop5, 1);
-	measure_calls("uretprobe.nop5", bench_nop5, fds, 2);
-	close(fds[0]);
-	close(fds[1]);
+#ifdef __aarch64__
+	measure_uretprobe("uretprobe", bench_stp);
+#else
+	measure_uretprobe("uretprobe", bench_push);
+	measure_uretprobe("uretprobe.nop5", bench_nop5);
+#endif
 }
 
 #define HITTERS_MAX	64
@@ -327,14 +367,22 @@ static void threads_on(long (*fn)(long x), const char *const *names, const int *
 static void bench_threads(void)
 {
 	static const char *const nop[] = { "threads.1", "threads.2" };
+#ifdef __aarch64__
+	static const char *const b[] = { "threads.b.1", "threads.b.2" };
+#else
 	static const char *const nop5[] = { "threads.nop5.1", "threads.nop5.2" };
+#endif
 	static const char *const many[] = { "threads.64" };
 	static const int one_two[] = { 1, 2 }, hitters[] = { HITTERS_MAX };
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		die("the threads cases need 2 CPUs");
 	threads_on(bench_nop, nop, one_two, 2);
+#ifdef __aarch64__
+	threads_on(bench_b, b, one_two, 2);
+#else
 	threads_on(bench_nop5, nop5, one_two, 2);
+#endif
 	threads_on(bench_mov, many, hitters, 1);
 }
 
@@ -366,7 +414,9 @@ static void abandon(const int *fds, int n)
 static void measure_registration(int n, long budget_ns)
 {
 	int *fds = calloc(n, sizeof(*fds)), i;
-	long step = SLED_BYTES / n, start, ns = 0;
+	/* Offsets at instruction boundaries: 4 bytes apart at least on arm64. */
+	long step = SLED_BYTES / n / sizeof(INSN_UNIT) * sizeof(INSN_UNIT);
+	long start, ns = 0;
 	char name[32];
 
 	if (!fds)
@@ -445,8 +495,8 @@ static void bench_memory(void)
 	long sum = 0;
 
 	for (i = 0; i < SLED_PAGES; i++)
-		sum += READ_FRESH(bench_sled[i * 4096]);
-	if (sum != 0x90 * SLED_PAGES)
+		sum += READ_FRESH(*(const INSN_UNIT *)&bench_sled[i * 4096]);
+	if (sum != (long)NOP_INSN * SLED_PAGES)
 		die("the sled is not made of nops");
 	for (round = 0; round < ROUNDS; round++) {
 		report_memory("before");

@@ -16,6 +16,10 @@
 # next, as the randomized addresses of the process land differently in the
 # emulator's own caches; the guests run with a fixed layout (norandmaps;
 # the kernel's is fixed already: no RANDOMIZE_BASE).
+#
+# ARCH=arm64 (environment) benchmarks the arm64 builds of both kernels on
+# QEMU's virt machine with the arm64 guest root (dev/boot.sh --arch);
+# BENCH_BINARY must then be an arm64 program.
 set -euo pipefail
 
 binary=$(readlink -f "${1:?usage: bench.sh BENCH_BINARY OUTDIR TIMEOUT}")
@@ -23,6 +27,12 @@ out=$(readlink -m "${2:?usage: bench.sh BENCH_BINARY OUTDIR TIMEOUT}")
 limit=${3:?usage: bench.sh BENCH_BINARY OUTDIR TIMEOUT}
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=$(cat "$top/out/src/upstream.version")
+arch=${ARCH:-x86_64}
+case $arch in
+x86_64) suffix="" image=arch/x86/boot/bzImage machine="QEMU TCG" ;;
+arm64) suffix=-arm64 image=arch/arm64/boot/Image machine="QEMU TCG (arm64 virt)" ;;
+*) echo "bench.sh: ARCH must be x86_64 or arm64, not $arch" >&2; exit 2 ;;
+esac
 
 # boot KERNEL RUN HOST_CPUS CASES [BOOT_OPTION...]: one guest run of the
 # benchmark; its measurements are left in OUTDIR/KERNEL/RUN/bench.tsv.
@@ -31,8 +41,8 @@ boot() {
 	shift 4
 	echo "  BENCH   $kernel, $run (host CPUs $cpus): $cases"
 	mkdir -p "$dir"
-	if ! taskset -c "$cpus" "$top/dev/boot.sh" --kernel-arg norandmaps "$@" \
-		"$top/out/build/$kernel/arch/x86/boot/bzImage" "$dir" "$limit" -- \
+	if ! taskset -c "$cpus" "$top/dev/boot.sh" --arch "$arch" --kernel-arg norandmaps "$@" \
+		"$top/out/build/$kernel$suffix/$image" "$dir" "$limit" -- \
 		"$top/guest/bench.sh" "$binary" /tmp/results "$cases" >"$dir/run.log" 2>&1; then
 		tail -n 20 "$dir/run.log"
 		echo "bench.sh: the $kernel run $run failed" >&2
@@ -62,7 +72,7 @@ for kernel in upstream ours; do
 done
 
 header="uprobes benchmark, $(date -u +%Y-%m-%d), base linux-source-6.12 $base
-QEMU TCG, 2 vCPUs, -cpu max, on $(nproc) host cores: absolute times are
+$machine, 2 vCPUs, -cpu max, on $(nproc) host cores: absolute times are
 emulator times; only the ratio between the two kernels carries.  Consumer:
 one counting perf event of the uprobe PMU per probe.  Values are medians of
 10 rounds in two boots per kernel (registration: one round), spread is
