@@ -84,8 +84,10 @@ for arch in "${arches[@]}"; do
 	start=$(date +%s)
 	if build_one "$arch"; then
 		warnings=$(grep 'warning:' "$out/$arch/w1.log" | grep -c uprobe || true)
-		printf '  %-10s ok      %4ss  vmlinux; %s W=1 warnings in the uprobes files\n' \
-			"$arch" "$(($(date +%s) - start))" "$warnings"
+		result=ok
+		[ "$warnings" -eq 0 ] || result=WARNED
+		printf '  %-10s %-7s %4ss  vmlinux; %s W=1 warnings in the uprobes files\n' \
+			"$arch" "$result" "$(($(date +%s) - start))" "$warnings"
 		[ "$warnings" -eq 0 ] || { grep -A3 'warning:' "$out/$arch/w1.log" | head -20; failed=1; }
 	else
 		printf '  %-10s FAILED  %4ss  see %s\n' "$arch" "$(($(date +%s) - start))" "$out/$arch.log"
