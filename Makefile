@@ -70,13 +70,14 @@ $(error no mutant $(MUTANT_PATCH))
 endif
 endif
 
-.PHONY: help deps tree config kernel init root tests check retest torture mutants bench run \
-	shell series cross cleanroom clean
+.PHONY: help deps tree config kernel init root tests check check-all retest torture mutants \
+	bench run shell series cross cleanroom clean
 
 help:
 	@echo 'Targets:'
 	@echo '  run        deps, build, boot our kernel and show a live probe'
 	@echo '  check      deps, build, boot and run every test; ends "N passed, N failed"'
+	@echo '  check-all  what CI runs: check, check ARCH=arm64, then cross; one last count'
 	@echo '  shell      boot the kernel to an interactive shell (exit it to stop)'
 	@echo '  series     our changes as a patch series in out/series/, checkpatch --strict'
 	@echo '  cross      build ours for every other architecture with uprobes (tinyconfig)'
@@ -179,6 +180,10 @@ shell: kernel init
 
 series: tree
 	@$(TOP)/dev/series.sh $(OUT)/series
+
+# What CI runs: check on x86-64 and on arm64, then cross; one last line.
+check-all: deps
+	@CROSS_ARCHES="$(CROSS_ARCHES)" $(TOP)/dev/check-all.sh
 
 # Our tree for every other architecture with uprobes: one line each.
 cross: tree

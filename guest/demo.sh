@@ -31,12 +31,18 @@ show() {
 	"$@"
 }
 
+# The registers of the first two arguments of a call.
+case $(uname -m) in
+aarch64) arg0=x0 arg1=x1 ;;
+*) arg0=di arg1=si ;;
+esac
+
 libc=$(ldd /bin/cat | awk '$1 ~ /^libc\.so/ { print $3 }')
 offset=$(symbol_offset "$libc" open64)
 echo "uprobes demo on $(uname -r): probing open64() in $libc at $offset"
 
 cd "$tracing"
-echo "p:demo/open $libc:$offset path=+0(%di):string flags=%si:x32" >>uprobe_events
+echo "p:demo/open $libc:$offset path=+0(%$arg0):string flags=%$arg1:x32" >>uprobe_events
 echo "r:demo/open_ret $libc:$offset fd=\$retval:s32" >>uprobe_events
 show cat uprobe_events
 echo 'comm == "cat"' >events/demo/filter
