@@ -69,13 +69,6 @@ bench_sled:
 	.fill	16384, 4, 0xd503201f
 	ret
 	.size	bench_sled, .-bench_sled
-
-	.data
-	.balign	8
-bench_datum:
-	.quad	42
-
-	.section .note.GNU-stack, "", %progbits
 #else	/* x86-64 */
 	.text
 
@@ -170,11 +163,12 @@ bench_sled:
 	.fill	65536, 1, 0x90
 	ret
 	.size	bench_sled, .-bench_sled
+#endif
 
+	/* Both: the word the load cases read. */
 	.data
 	.balign	8
 bench_datum:
 	.quad	42
 
-	.section .note.GNU-stack, "", @progbits
-#endif
+	.section .note.GNU-stack, "", %progbits

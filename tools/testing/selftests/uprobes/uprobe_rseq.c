@@ -97,6 +97,16 @@
 #define __NR_rseq	334
 #endif
 
+/* The rseq_cs descriptor of sequence @name: version, flags, start, length, abort. */
+#define RSEQ_CS(name)							\
+	".pushsection __rseq_cs, \"aw\"\n"				\
+	".balign 32\n"							\
+	#name "_cs:\n"							\
+	"	.long 0, 0\n"		/* version, flags */		\
+	"	.quad " #name "_start, " #name "_end - " #name "_start, "	\
+		#name "_abort\n"					\
+	".popsection\n"
+
 #if defined(__x86_64__)
 /*
  * rseq_NAME(counters, rseq, out): adds one to the counter of the CPU the
@@ -145,13 +155,7 @@
 	"	jmp 1b\n"						\
 	".size " #name ", .-" #name "\n"				\
 	".popsection\n"							\
-	".pushsection __rseq_cs, \"aw\"\n"				\
-	".balign 32\n"							\
-	#name "_cs:\n"							\
-	"	.long 0, 0\n"		/* version, flags */		\
-	"	.quad " #name "_start, " #name "_end - " #name "_start, "	\
-		#name "_abort\n"					\
-	".popsection\n"
+	RSEQ_CS(name)
 
 #define RSEQ_SIG_ASM	0x53053053
 asm(RSEQ_INC(rseq_nop2, "", "	.byte 0x66, 0x90\n")
@@ -206,13 +210,7 @@ asm(RSEQ_INC(rseq_nop2, "", "	.byte 0x66, 0x90\n")
 	"	b 1b\n"							\
 	".size " #name ", .-" #name "\n"				\
 	".popsection\n"							\
-	".pushsection __rseq_cs, \"aw\"\n"				\
-	".balign 32\n"							\
-	#name "_cs:\n"							\
-	"	.long 0, 0\n"		/* version, flags */		\
-	"	.quad " #name "_start, " #name "_end - " #name "_start, "	\
-		#name "_abort\n"					\
-	".popsection\n"
+	RSEQ_CS(name)
 
 asm(RSEQ_INC(rseq_nop, "", "	nop\n")
 	RSEQ_INC(rseq_mov_reg, "", "	mov x8, x3\n")
