@@ -100,7 +100,9 @@ static void copy_text_to_page(struct vm_area_struct *vma, struct page *page,
 {
 	void *kaddr = kmap_local_page(page);
 
-	copy_to_user_page(vma, page, vaddr, kaddr + offset_in_page(vaddr), buf, len);
+	/* sparc64's takes a non-const source, which it only reads. */
+	copy_to_user_page(vma, page, vaddr, kaddr + offset_in_page(vaddr), (void *)buf,
+			  len);
 	kunmap_local(kaddr);
 }
 
