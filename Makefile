@@ -16,6 +16,8 @@ MUTANT ?=
 TCG ?= multi
 ARCH ?= x86_64
 CROSS_ARCHES ?=
+STEPS ?=
+MUTANTS ?=
 
 TOP := $(CURDIR)
 OUT := $(TOP)/out
@@ -100,10 +102,13 @@ help:
 	@echo '  ARCH=x86_64|arm64     the guest architecture (default x86_64); arm64 boots'
 	@echo '                        QEMU virt with a Debian arm64 root (kernel, check, run, shell)'
 	@echo '  CROSS_ARCHES=...      the architectures of cross (default: all eight others)'
+	@echo '  STEPS=1               series also builds every step for x86_64 and arm64'
+	@echo '                        (tinyconfig and configs/cross.config, as cross; slow)'
 	@echo '  T=REGEX               run only the suites whose name matches (check)'
 	@echo '  TIMEOUT=SECONDS       hard limit for one boot (default $(TIMEOUT))'
 	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
 	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied'
+	@echo '  MUTANTS=REGEX         the mutants that mutants runs (default: all)'
 	@echo '  TCG=multi|single      test boots run a host thread per vCPU (default), or both'
 	@echo '                        vCPUs on one thread, taking turns (reproducible)'
 	@echo '  TORTURE_SECONDS=N     how long check runs uprobe_torture (default $(TORTURE_SECONDS))'
@@ -161,7 +166,7 @@ torture:
 
 # Every mutant kernel: the suites its patch names must fail.
 mutants: deps init
-	@$(TOP)/dev/mutants.sh $(TIMEOUT)
+	@$(TOP)/dev/mutants.sh $(TIMEOUT) '$(MUTANTS)'
 
 # Both kernels, same config, same QEMU, same guest program: one table.
 bench: deps init
@@ -180,6 +185,7 @@ shell: kernel init
 
 series: tree
 	@$(TOP)/dev/series.sh $(OUT)/series
+	$(if $(STEPS),@$(TOP)/dev/series-build.sh $(OUT)/series.git $(OUT)/series-build x86_64 arm64)
 
 # What CI runs: check on x86-64 and on arm64, then cross; one last line.
 check-all: deps

@@ -12,7 +12,8 @@
 # hunk of another subsystem that calls what the entry adds.  Each commit's
 # message is its patch's description.  The patches are applied, in the
 # commits' order, as dev/tree.sh applies them in their numbers' order: so
-# the numbers follow the series.
+# the numbers follow the series.  The scratch repository is kept in
+# OUTDIR.git for dev/series-build.sh.
 set -euo pipefail
 
 out=$(readlink -m "${1:?usage: series.sh OUTDIR}")
@@ -20,8 +21,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 base=$top/out/src/upstream
 ours=$top/out/src/ours
 version=$(cat "$top/out/src/upstream.version")
-repo=$(mktemp -d)
-trap 'rm -rf "$repo"' EXIT
+repo=$out.git
+rm -rf "$repo"
+mkdir -p "$repo"
 
 author="uprobes project <uprobes@example.org>"
 

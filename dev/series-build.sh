@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# series-build.sh REPO WORK ARCH...
+#
+# Builds every step of the series that dev/series.sh left in the git
+# repository REPO, for each ARCH, to show that the series bisects: the base
+# tree out/src/upstream is copied to WORK/src once, then each commit of REPO
+# in order is checked out over it (REPO holds only the files the series
+# touches) and dev/cross.sh builds it (tinyconfig, configs/cross.config,
+# vmlinux, the uprobes files at W=1) into WORK/build/ARCH.  One line per
+# step and architecture; fails if any step failed to build for any.
+set -euo pipefail
+
+repo=$(readlink -f "${1:?usage: series-build.sh REPO WORK ARCH...}")
+work=$(readlink -m "${2:?usage: series-build.sh REPO WORK ARCH...}")
+shift 2
+[ $# -gt 0 ] || { echo "series-build.sh: no architecture named" >&2; exit 2; }
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$work/src
+
+git_() {
+	git --git-dir="$repo/.git" --work-tree="$src" "$@"
+}
+
+# Puts commit $1 of the series over the tree: its files as they are there,
+# and the files it removes gone.
+checkout_step() {
+	local path
+	if git_ rev-parse -q --verify "$1^" >/dev/null; then
+		git_ diff --name-only --diff-filter=D "$1^" "$1" | while read -r path; do
+			rm -f "${src:?}/$path"
+		done
+	fi
+	git_ checkout -q -f "$1" -- .
+}
+
+mkdir -p "$work"
+rsync -a --delete "$top/out/src/upstream/" "$src/"
+mapfile -t steps < <(git_ rev-list --reverse HEAD)
+failed=0
+for i in "${!steps[@]}"; do
+	echo "  STEP $((i + 1))/${#steps[@]}  $(git_ log -1 --format=%s "${steps[$i]}")"
+	checkout_step "${steps[$i]}"
+	"$top/dev/cross.sh" "$src" "$work/build" "$top/configs/cross.config" "$@" || failed=1
+done
+exit "$failed"
