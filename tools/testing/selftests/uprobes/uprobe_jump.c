@@ -566,9 +566,11 @@ static void *churn_worker(void *arg)
  * Threads call the probed code while the probe is registered, hit (and
  * so given its jump), and unregistered (the jump taken out) over and over:
  * every call computes the right thing.  The probe's perf event counts the
- * calls of the thread that opened it: one per round, exactly.
+ * calls of the thread that opened it: one per round, exactly.  (Fifty
+ * rounds take about 10 s on the debug kernel under TCG, more on a busy
+ * host: the limit leaves room.)
  */
-TEST_F(jump, churn_while_threads_hit)
+TEST_F_TIMEOUT(jump, churn_while_threads_hit, 180)
 {
 	struct churn c[CHURN_THREADS] = {};
 	int i, round, fd;
