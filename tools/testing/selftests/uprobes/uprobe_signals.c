@@ -109,6 +109,7 @@ asm(".pushsection .text\n"
 #define TIMER_TICKS	200		/* timer signals to take */
 #define TIMER_CALLS_MAX	20000000L	/* calls at most, waiting for them */
 #define STORM_CALLS	20000		/* probed calls under a signal storm */
+#define STORM_LIMIT	300		/* s: arm64's debug kernel needs more than 30 */
 #define COPY_CALLS	200		/* probed rep movsb under a storm ... */
 #define COPY_BYTES	65536		/* ... of this many bytes each */
 /*
@@ -336,7 +337,7 @@ TEST_F(sig, timer_never_sees_xol)
  * call is one hit, no more: the calls of the loop, of the handlers, and
  * the first one.
  */
-TEST_F(sig, storm_counts_every_call_once)
+TEST_F_TIMEOUT(sig, storm_counts_every_call_once, STORM_LIMIT)
 {
 	long sum, taken;
 
@@ -360,7 +361,7 @@ TEST_F(sig, storm_counts_every_call_once)
  * the probe counts one hit per copy.  The base steps the instruction and
  * counts every iteration, so this is ours only.
  */
-TEST_F(sig, storm_in_rep_movsb_counts_once)
+TEST_F_TIMEOUT(sig, storm_in_rep_movsb_counts_once, STORM_LIMIT)
 {
 	static char src[COPY_BYTES], dst[COPY_BYTES];
 	struct signal_storm storm;
@@ -402,7 +403,7 @@ TEST_F(sig, storm_in_rep_movsb_counts_once)
  * way out to the real return address.  The trampoline's address is what
  * a function with a return probe finds as its own return address.
  */
-TEST_F(sig, storm_over_return_probe)
+TEST_F_TIMEOUT(sig, storm_over_return_probe, STORM_LIMIT)
 {
 	long sum, taken;
 	int ret_fd;
