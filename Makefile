@@ -6,7 +6,9 @@
 KERNEL ?= ours
 DEBUG ?=
 T ?=
-TIMEOUT ?= $(if $(DEBUG),7200,2400)
+TIMEOUT_NORMAL := 2400
+TIMEOUT_DEBUG := 7200
+TIMEOUT ?= $(if $(DEBUG),$(TIMEOUT_DEBUG),$(TIMEOUT_NORMAL))
 TORTURE_SECONDS ?= 60
 FUZZ_LINES ?= 1500
 DURATION ?= 600
@@ -105,7 +107,7 @@ help:
 	@echo '  STEPS=1               series also builds every step for x86_64 and arm64'
 	@echo '                        (tinyconfig and configs/cross.config, as cross; slow)'
 	@echo '  T=REGEX               run only the suites whose name matches (check)'
-	@echo '  TIMEOUT=SECONDS       hard limit for one boot (default 2400; 7200 with DEBUG=1)'
+	@echo '  TIMEOUT=SECONDS       hard limit for one boot (default $(TIMEOUT_NORMAL); $(TIMEOUT_DEBUG) with DEBUG=1)'
 	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
 	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied'
 	@echo '  MUTANTS=REGEX         the mutants that mutants runs (default: all)'

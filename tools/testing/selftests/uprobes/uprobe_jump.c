@@ -567,8 +567,8 @@ static void *churn_worker(void *arg)
  * so given its jump), and unregistered (the jump taken out) over and over:
  * every call computes the right thing.  The probe's perf event counts the
  * calls of the thread that opened it: one per round, exactly.  (Fifty
- * rounds take about 10 s on the debug kernel under TCG, more on a busy
- * host: the limit leaves room.)
+ * rounds ran past kselftest's 30 s on the debug kernel under TCG with a
+ * build beside it: the limit leaves room.)
  */
 TEST_F_TIMEOUT(jump, churn_while_threads_hit, 180)
 {
