@@ -6,10 +6,13 @@
 # that must catch it.  For each mutant this builds `ours` with the patch
 # applied (out/build/mutant, incremental from one mutant to the next), runs
 # those suites, and reports whether each one failed.  An "Arch: arm64" line
-# runs them on arm64 (make check ARCH=arm64).  The suite "cross" is the
-# build of the other architectures: the mutant must break the arm64 build
-# (make cross).  Exits non-zero if a suite passed on a kernel it should
-# have caught.  With REGEX, only the mutants whose name matches it run.
+# runs them on arm64 (make check ARCH=arm64).  A catch is a failed test in
+# the suite's own TAP: a suite that did not run (a boot that failed) or
+# only stopped short with no failed test catches nothing.  The suite
+# "cross" is the build of the other architectures: the mutant must break
+# the arm64 build (make cross).  Exits non-zero if a suite passed on a
+# kernel it should have caught.  With REGEX, only the mutants whose name
+# matches it run.
 set -euo pipefail
 
 limit=${1:-2400}
@@ -39,10 +42,11 @@ for patch in "$top"/dev/mutants/*.patch; do
 		TIMEOUT="$limit" >"$log" 2>&1 || true
 	for suite in "${expect[@]}"; do
 		line=$(grep -E "^$suite +[0-9]+ passed" "$log" || true)
-		if grep -qE "^not ok - $suite: |^$suite +[0-9]+ passed, [1-9]" "$log"; then
+		if [[ $line =~ ^$suite\ +[0-9]+\ passed,\ [1-9] ]]; then
 			echo "          caught by $suite: $line"
 		else
-			echo "          MISSED by $suite: ${line:-no result}"
+			why=$(grep -m1 -E "^not ok - $suite: " "$log" || true)
+			echo "          MISSED by $suite: ${line:-no result}${why:+ (${why#not ok - })}"
 			missed=$((missed + 1))
 		fi
 	done

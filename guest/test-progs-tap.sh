@@ -18,16 +18,19 @@ names() {
 		sed 's/^!//' | paste -sd, -
 }
 
-# tap: test_progs' result lines as TAP.  A test with subtests reports on
-# each of them, so its own line is left out; SKIP becomes "# SKIP".
+# tap TESTS: test_progs' result lines as TAP.  A test with subtests
+# reports on each of them, so its own line is left out; SKIP becomes
+# "# SKIP".  Each of TESTS (comma separated) that reported nothing is a
+# failure of its own.
 tap() {
-	awk '
+	awk -v tests="$1" '
 	# The failed tests again, with their logs.
 	/^All error logs:/ { repeats = 1 }
 	!repeats && (/^#[0-9]+\/[0-9]+ +[^ ]+:(OK|FAIL|SKIP)/ || /^#[0-9]+ +[^ ]+:(OK|FAIL|SKIP)/) {
 		name = $2; sub(/:.*/, "", name)
 		result = $2; sub(/^[^:]*:/, "", result)
-		if ($1 ~ /\//) { parent = name; sub(/\/.*/, "", parent); has_sub[parent] = 1 }
+		parent = name; sub(/\/.*/, "", parent); seen[parent] = 1
+		if ($1 ~ /\//) has_sub[parent] = 1
 		else if (has_sub[name]) { print "# " $0; next }
 		n++
 		if (result == "FAIL") print "not ok " n " - " name
@@ -36,17 +39,24 @@ tap() {
 		next
 	}
 	{ print "# " $0 }
-	END { print "1.." n + 0 }'
+	END {
+		split(tests, want, ",")
+		for (i = 1; i in want; i++)
+			if (!(want[i] in seen))
+				print "not ok " ++n " - " want[i] ": did not run"
+		print "1.." n + 0
+	}'
 }
 
 rm -rf "$work"
 cp -a "$bpf" "$work"
 cp "$testmod" "$work/"
 cd "$work"
-args=(-t "$(names '^[^!]')")
+tests=$(names '^[^!]')
+args=(-t "$tests")
 deny=$(names '^!')
 [ -z "$deny" ] || args+=(-d "$deny")
 rc=0
 ./test_progs "${args[@]}" >"$log" 2>&1 || rc=$?
-tap <"$log"
+tap "$tests" <"$log"
 exit "$rc"

@@ -817,13 +817,19 @@ FIXTURE_TEARDOWN(torture)
 TEST_F_TIMEOUT(torture, everything_at_once, 4 * 3600)
 {
 	long seconds = env_long("UPROBE_TORTURE_SECONDS", 60);
-	bool module = getenv("UPROBE_TEST_MODULE") &&
-		      !kmod_load(getenv("UPROBE_TEST_MODULE"), TEST_MOD_NAME, "");
+	const char *module_path = getenv("UPROBE_TEST_MODULE");
+	bool module = module_path;
 	struct perf_event_attr attr;
 	int counted_fd, sandbox_fd, status, i, failed = 0;
 	pid_t pid;
 	char *leaks;
 
+	/* Asked for the module: it must load. */
+	if (module) {
+		ASSERT_EQ(0, kmod_load(module_path, TEST_MOD_NAME, "")) {
+			TH_LOG("%s does not load", module_path);
+		}
+	}
 	seed = env_long("UPROBE_TORTURE_SEED", time(NULL));
 	ksft_print_msg("torture: seed %u, %ld s, module %s\n", seed, seconds,
 		       module ? "yes" : "no");

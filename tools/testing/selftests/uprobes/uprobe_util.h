@@ -197,10 +197,26 @@ int pin_to_cpu(int cpu);
 
 /*
  * Whether the kernel under test runs the base's uprobes engine rather than
- * ours (guest/check.sh says which in UPROBE_TEST_ENGINE), for the few
- * behaviours where ours differs.
+ * ours, asked of the kernel itself, for the few behaviours where ours
+ * differs.
  */
 bool engine_is_base(void);
+
+/* Whether the kernel has the debug checkers of DEBUG=1 (it has kmemleak). */
+bool debug_kernel(void);
+
+/*
+ * In a kselftest_harness test: what follows is a behaviour of our engine
+ * alone, so on the base's the test ends here as skipped (or as failed, if
+ * a check before this point failed).
+ */
+#define OURS_ONLY(why) do {						\
+	if (engine_is_base()) {						\
+		if (_metadata->exit_code == KSFT_PASS)			\
+			SKIP(return, "ours only: %s", why);		\
+		return;							\
+	}								\
+} while (0)
 
 /*
  * Confines the calling process with a seccomp filter that kills it on any
