@@ -15,6 +15,11 @@
  *	pops the return address into ip; on arm64 sets x0, ip from the link
  *	register); di: the handler sets the first argument register (di,
  *	x0) to VAL; sleep: the handler sleeps MS milliseconds.
+ *   batch PATH OFF...	register consumers 0, 1, ... (one per OFF, each with
+ *			a handler that counts hits) with one call of
+ *			uprobe_register_batch(), on kernels that have it
+ *			(EOPNOTSUPP elsewhere); a failure leaves every slot
+ *			free
  *   unreg ID		uprobe_unregister_nosync() + uprobe_unregister_sync()
  *   apply ID 0|1	uprobe_apply(uprobe, uc, false|true)
  *   filter ID PID	make the filter of ID (registered with pid=) admit the
@@ -363,6 +368,76 @@ static int ut_cmd_reg(char *args)
 	return ut_register(c, &req);
 }
 
+#ifdef UT_HAVE_BATCH
+struct ut_batch {
+	loff_t offset[UT_MAX];
+	unsigned int n;
+};
+
+static void ut_batch_item(void *ctx, u32 i, struct uprobe_batch_item *item)
+{
+	struct ut_batch *b = ctx;
+
+	item->offset = b->offset[i];
+	item->ref_ctr_offset = 0;
+	item->uc = &ut_consumers[i].uc;
+	item->uprobe = &ut_consumers[i].uprobe;
+}
+
+/* Slots 0 .. @b->n - 1 as @b asks, registered in one batch on @path. */
+static int ut_register_batch(struct path *path, struct ut_batch *b)
+{
+	struct ut_request req = { .flags = UT_HANDLER };
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < b->n; i++)
+		ut_consumer_setup(&ut_consumers[i], &req);
+	err = uprobe_register_batch(d_real_inode(path->dentry), b->n, ut_batch_item, b);
+	for (i = 0; i < b->n; i++) {
+		if (err) {
+			ut_consumers[i].uprobe = NULL;
+			continue;
+		}
+		ut_consumers[i].mm = NULL;
+		ut_consumers[i].path = *path;
+		path_get(path);
+	}
+	return err;
+}
+
+static int ut_cmd_batch(char *args)
+{
+	char *file = strsep(&args, " "), *tok;
+	struct ut_batch b = { .n = 0 };
+	struct path path;
+	unsigned int i;
+	int err;
+
+	if (!file || !*file || !args)
+		return -EINVAL;
+	while ((tok = strsep(&args, " "))) {
+		if (b.n == UT_MAX || kstrtoll(tok, 0, &b.offset[b.n]))
+			return -EINVAL;
+		b.n++;
+	}
+	for (i = 0; i < b.n; i++)
+		if (ut_consumers[i].uprobe)
+			return -EBUSY;
+	err = kern_path(file, LOOKUP_FOLLOW, &path);
+	if (err)
+		return err;
+	err = ut_register_batch(&path, &b);
+	path_put(&path);
+	return err;
+}
+#else
+static int ut_cmd_batch(char *args)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 static int ut_cmd_unreg(char *args)
 {
 	struct ut_consumer *c = ut_slot(&args);
@@ -432,6 +507,8 @@ static int ut_command(char *cmd)
 
 	if (!strcmp(verb, "reg"))
 		return ut_cmd_reg(cmd);
+	if (!strcmp(verb, "batch"))
+		return ut_cmd_batch(cmd);
 	if (!strcmp(verb, "unreg"))
 		return ut_cmd_unreg(cmd);
 	if (!strcmp(verb, "apply"))
