@@ -445,6 +445,7 @@ bool kmod_loaded(const char *name)
 	return access(dir, F_OK) == 0;
 }
 
+#ifndef __x86_64__
 /* Whether the kernel's symbol table has the function @name. */
 static bool kallsyms_has(const char *name)
 {
@@ -459,6 +460,7 @@ static bool kallsyms_has(const char *name)
 	fclose(f);
 	return found;
 }
+#endif
 
 /*
  * Asks the kernel.  On x86-64 our jump stubs enter it by syscall 336,
