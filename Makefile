@@ -20,6 +20,7 @@ ARCH ?= x86_64
 CROSS_ARCHES ?=
 STEPS ?=
 MUTANTS ?=
+MUTANTS_FROM ?= 0
 
 TOP := $(CURDIR)
 OUT := $(TOP)/out
@@ -81,7 +82,8 @@ help:
 	@echo 'Targets:'
 	@echo '  run        deps, build, boot our kernel and show a live probe'
 	@echo '  check      deps, build, boot and run every test; ends "N passed, N failed"'
-	@echo '  check-all  what CI runs: check, check ARCH=arm64, then cross; one last count'
+	@echo '  check-all  what CI runs: check, check ARCH=arm64, cross, check KERNEL=upstream,'
+	@echo '             then mutants for the time left; one last count'
 	@echo '  shell      boot the kernel to an interactive shell (exit it to stop)'
 	@echo '  series     our changes as a patch series in out/series/, checkpatch --strict'
 	@echo '  cross      build ours for every other architecture with uprobes (tinyconfig)'
@@ -111,6 +113,7 @@ help:
 	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
 	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied'
 	@echo '  MUTANTS=REGEX         the mutants that mutants runs (default: all)'
+	@echo '  MUTANTS_FROM=N        check-all runs the mutants from the Nth, round the list'
 	@echo '  TCG=multi|single      test boots run a host thread per vCPU (default), or both'
 	@echo '                        vCPUs on one thread, taking turns (reproducible)'
 	@echo '  TORTURE_SECONDS=N     how long check runs uprobe_torture (default $(TORTURE_SECONDS))'
@@ -191,7 +194,7 @@ series: tree
 
 # What CI runs: check on x86-64 and on arm64, then cross; one last line.
 check-all: deps
-	@CROSS_ARCHES="$(CROSS_ARCHES)" $(TOP)/dev/check-all.sh
+	@CROSS_ARCHES="$(CROSS_ARCHES)" MUTANTS_FROM="$(MUTANTS_FROM)" $(TOP)/dev/check-all.sh
 
 # Our tree for every other architecture with uprobes: one line each.
 cross: tree

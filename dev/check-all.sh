@@ -2,11 +2,16 @@
 # check-all.sh
 #
 # What CI runs: every test on x86-64 (make check), the suites that are not
-# about x86 on arm64 (make check ARCH=arm64), and our tree built for the
-# other architectures (make cross, one result each; CROSS_ARCHES from the
-# environment picks some).  Each part runs even
-# if one before it failed; the last line adds them up, "N passed, N
-# failed, N skipped".
+# about x86 on arm64 (make check ARCH=arm64), our tree built for the other
+# architectures (make cross, one result each; CROSS_ARCHES from the
+# environment picks some), the tests on the untouched base (make check
+# KERNEL=upstream: what upstream also has must pass there too), then the
+# mutants (make mutants), one after the other from MUTANTS_FROM (the
+# environment; default 0) round the list, for as long as the run is
+# within MUTANTS_UNTIL seconds of its start (default 3900): each mutant's
+# suites count as passed when they catch it.  Each part runs even if one
+# before it failed; the last line adds them up, "N passed, N failed, N
+# skipped".
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +41,27 @@ run_part() {
 	add_counts "$name"
 }
 
+# A mutant's boot may hang: it gets MUTANT_LIMIT seconds, and none starts
+# later than MUTANTS_UNTIL seconds into the run.
+MUTANT_LIMIT=600
+run_mutants() {
+	local names=() i n start=${MUTANTS_FROM:-0} until=${MUTANTS_UNTIL:-3900} ran=0
+	mapfile -t names < <(cd "$top/dev/mutants" && ls -- *.patch | sed 's/\.patch$//')
+	n=${#names[@]}
+	for ((i = 0; i < n; i++)); do
+		if [ "$SECONDS" -ge "$until" ]; then
+			echo "=== mutants: $ran of $n run, from number $start; time is up"
+			return
+		fi
+		make -C "$top" --no-print-directory mutants TIMEOUT=$MUTANT_LIMIT \
+			MUTANTS="^${names[$(((start + i) % n))]}\$" 2>&1 | tee "$log"
+		passed=$((passed + $(grep -c '^          caught by ' "$log")))
+		failed=$((failed + $(grep -c '^          MISSED by ' "$log")))
+		ran=$((ran + 1))
+	done
+	echo "=== mutants: all $n run"
+}
+
 run_part x86_64 check
 run_part arm64 check ARCH=arm64
 
@@ -43,6 +69,9 @@ echo "=== cross: make cross ${CROSS_ARCHES:+CROSS_ARCHES=\"$CROSS_ARCHES\"}"
 make -C "$top" --no-print-directory cross CROSS_ARCHES="${CROSS_ARCHES:-}" 2>&1 | tee "$log"
 passed=$((passed + $(grep -cE '^  [a-z0-9]+ +ok ' "$log")))
 failed=$((failed + $(grep -cE '^  [a-z0-9]+ +(FAILED|WARNED) ' "$log")))
+
+run_part upstream check KERNEL=upstream
+run_mutants
 
 echo
 echo "$passed passed, $failed failed, $skipped skipped"
