@@ -228,10 +228,19 @@ TEST_F(life, threads)
 #define CROWD_THREADS 1000
 #define CROWD_ROUNDS 3
 #define CROWD_CALLS 3
+/*
+ * Ours on x86-64: how many threads of a process keep an XOL slot of their
+ * own at once (32 pages of 64 slots, less the trampoline's and 16 left
+ * for steps: Documentation/trace/uprobes.rst).
+ */
+#define OWN_SLOTS 2031
+#define CROWD_PAST 69
+#define CROWD_MAX (OWN_SLOTS + CROWD_PAST)
 
 struct crowd {
 	pthread_barrier_t start, hold;
 	long bad;
+	int threads;
 };
 
 /* Calls life_direct(), then holds on until the whole crowd has. */
@@ -248,21 +257,23 @@ static void *crowd_calls(void *p)
 	return NULL;
 }
 
-/* One round: CROWD_THREADS threads alive at once, each hitting the probe. */
+/* One round: c->threads threads alive at once, each hitting the probe. */
 static int crowd_round(struct crowd *c)
 {
-	static pthread_t threads[CROWD_THREADS];
+	static pthread_t threads[CROWD_MAX];
 	pthread_attr_t attr;
 	int i, n, err = 0;
 
-	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, SMALL_STACK) ||
-	    pthread_barrier_init(&c->start, NULL, CROWD_THREADS) ||
-	    pthread_barrier_init(&c->hold, NULL, CROWD_THREADS))
+	if (c->threads > CROWD_MAX)
 		return -1;
-	for (n = 0; n < CROWD_THREADS; n++)
+	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, SMALL_STACK) ||
+	    pthread_barrier_init(&c->start, NULL, c->threads) ||
+	    pthread_barrier_init(&c->hold, NULL, c->threads))
+		return -1;
+	for (n = 0; n < c->threads; n++)
 		if (pthread_create(&threads[n], &attr, crowd_calls, c))
 			break;
-	if (n < CROWD_THREADS)
+	if (n < c->threads)
 		err = -1;
 	/* Threads not made leave the others stuck at a barrier: do not wait. */
 	for (i = 0; !err && i < n; i++)
@@ -287,7 +298,7 @@ static int crowd_round(struct crowd *c)
 TEST_F_TIMEOUT(life, thousand_threads_run_direct, 300)
 {
 	long crowd_steps = CROWD_ROUNDS * CROWD_THREADS * CROWD_CALLS;
-	struct crowd c = { 0 };
+	struct crowd c = { .threads = CROWD_THREADS };
 	int round;
 
 #ifdef __x86_64__
@@ -310,6 +321,33 @@ TEST_F_TIMEOUT(life, thousand_threads_run_direct, 300)
 	EXPECT_EQ(0, c.bad);
 	EXPECT_EQ(CROWD_ROUNDS * CROWD_THREADS * CROWD_CALLS, profile_hits("crowd"));
 	EXPECT_EQ(1, profile_hits("stepped"));
+}
+
+/*
+ * CROWD_PAST threads more than can keep a slot of their own, alive at
+ * once: on ours x86-64 the first OWN_SLOTS run the instruction out of line
+ * from their slots, and the others step it, each call: exactly
+ * CROWD_PAST * CROWD_CALLS steps.  Elsewhere every call steps.
+ */
+TEST_F_TIMEOUT(life, crowd_past_the_slots, 300)
+{
+	long steps = (long)CROWD_MAX * CROWD_CALLS;
+	struct crowd c = { .threads = CROWD_MAX };
+
+#ifdef __x86_64__
+	if (!engine_is_base())
+		steps = CROWD_PAST * CROWD_CALLS;
+#endif
+	ASSERT_EQ(0, add_self_probe("p", "crowd", life_direct, NULL));
+	ASSERT_EQ(0, event_enable(GROUP, "crowd", 1));
+	ASSERT_EQ(0, tfs_write("kprobe_events", "p:ulife_k/steps arch_uprobe_pre_xol"));
+	ASSERT_EQ(0, event_enable("ulife_k", "steps", 1));
+	ASSERT_EQ(0, crowd_round(&c));
+	EXPECT_EQ(steps, kprobe_hits("steps"));
+	ASSERT_EQ(0, event_enable("ulife_k", "steps", 0));
+	ASSERT_EQ(0, event_enable(GROUP, "crowd", 0));
+	EXPECT_EQ(0, c.bad);
+	EXPECT_EQ((long)CROWD_MAX * CROWD_CALLS, profile_hits("crowd"));
 }
 
 /* A forked child keeps the parent's breakpoints; its hits carry its pid. */
