@@ -241,52 +241,6 @@ close:
 	return same;
 }
 
-/*
- * A batch whose third place cannot be probed (the middle of an
- * instruction; on arm64 a misaligned offset) fails as a whole: with that
- * place's error, no consumer left (a new mapping of the file is not
- * armed), no breakpoint left in this process's text, no hit.  The same
- * batch without the bad place then counts.
- */
-TEST_F(api, batch_fails_half_way)
-{
-	unsigned long add = self_offset(api_add), body = self_offset(api_body);
-	unsigned long movabs = self_offset(api_movabs);
-	int err, i;
-
-	err = test_mod_ctl("batch %s 0x%lx 0x%lx 0x%lx 0x%lx", self_path(), add, body,
-			   movabs + 2, movabs);
-	OURS_ONLY("the base has no uprobe_register_batch()");
-#ifdef __x86_64__
-	EXPECT_EQ(-EOPNOTSUPP, err);
-#else
-	EXPECT_EQ(-EINVAL, err);
-#endif
-	EXPECT_TRUE(text_as_in_file(api_add));
-	EXPECT_TRUE(text_as_in_file(api_body));
-	EXPECT_TRUE(text_as_in_file(api_movabs));
-	call_add(3);
-	EXPECT_EQ(5, api_body(5));
-	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
-	for (i = 0; i < 4; i++) {
-		EXPECT_EQ(0, hits(i)) TH_LOG("consumer %d", i);
-		EXPECT_EQ(-ENOENT, test_mod_ctl("unreg %d", i)) TH_LOG("consumer %d", i);
-	}
-	EXPECT_EQ(0, log_count('h', getpid()));
-
-	ASSERT_EQ(0, test_mod_ctl("batch %s 0x%lx 0x%lx 0x%lx", self_path(), add, body,
-				  movabs));
-	call_add(3);
-	EXPECT_EQ(5, api_body(5));
-	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
-	EXPECT_EQ(3, hits(0));
-	EXPECT_EQ(1, hits(1));
-	EXPECT_EQ(1, hits(2));
-	for (i = 0; i < 3; i++)
-		EXPECT_EQ(0, test_mod_ctl("unreg %d", i)) TH_LOG("consumer %d", i);
-	EXPECT_TRUE(text_as_in_file(api_add));
-}
-
 /* A handler sees every hit, exactly; the function still works. */
 TEST_F(api, handler_counts_hits)
 {
@@ -617,6 +571,55 @@ TEST_F(api, register_mid_instruction)
 	EXPECT_EQ(0, reg_at(0, start, "h"));
 	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
 	EXPECT_EQ(1, hits(0));
+}
+
+/*
+ * A batch counts its hits; unregistered, it leaves the text as in the
+ * file.  Then the same batch with a place that cannot be probed (the
+ * middle of an instruction; on arm64 a misaligned offset) third fails as
+ * a whole: with that place's error, no consumer left (a new mapping of
+ * the file is not armed), no breakpoint left in this process's text, no
+ * hit.  Last of the suite: a kernel that leaves the failed batch's
+ * consumers on their probes would corrupt their lists when a later test
+ * registers the same consumers again.
+ */
+TEST_F(api, batch_fails_half_way)
+{
+	unsigned long add = self_offset(api_add), body = self_offset(api_body);
+	unsigned long movabs = self_offset(api_movabs);
+	int err, i;
+
+	err = test_mod_ctl("batch %s 0x%lx 0x%lx 0x%lx", self_path(), add, body, movabs);
+	OURS_ONLY("the base has no uprobe_register_batch()");
+	ASSERT_EQ(0, err);
+	call_add(3);
+	EXPECT_EQ(5, api_body(5));
+	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
+	EXPECT_EQ(3, hits(0));
+	EXPECT_EQ(1, hits(1));
+	EXPECT_EQ(1, hits(2));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, test_mod_ctl("unreg %d", i)) TH_LOG("consumer %d", i);
+	EXPECT_TRUE(text_as_in_file(api_add));
+
+	err = test_mod_ctl("batch %s 0x%lx 0x%lx 0x%lx 0x%lx", self_path(), add, body,
+			   movabs + 2, movabs);
+#ifdef __x86_64__
+	EXPECT_EQ(-EOPNOTSUPP, err);
+#else
+	EXPECT_EQ(-EINVAL, err);
+#endif
+	EXPECT_TRUE(text_as_in_file(api_add));
+	EXPECT_TRUE(text_as_in_file(api_body));
+	EXPECT_TRUE(text_as_in_file(api_movabs));
+	call_add(3);
+	EXPECT_EQ(5, api_body(5));
+	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(0, hits(i)) TH_LOG("consumer %d", i);
+		EXPECT_EQ(-ENOENT, test_mod_ctl("unreg %d", i)) TH_LOG("consumer %d", i);
+	}
+	EXPECT_EQ(0, log_count('h', getpid()));
 }
 
 int main(int argc, char **argv)
