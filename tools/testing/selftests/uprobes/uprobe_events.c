@@ -1303,7 +1303,8 @@ TEST_F(record, failed_fetch_leaves_nothing_stale)
 	if (faulted != 1)
 		TH_LOG("%s", trace);
 	free(trace);
-	OURS_ONLY("the base records the earlier number again");
+	if (ours_only(_metadata, "the base records the earlier number again"))
+		return;
 	EXPECT_EQ(1, faulted);
 }
 
@@ -1328,7 +1329,8 @@ TEST_F(record, place_added_to_enabled_event)
 	if (records != 2)
 		TH_LOG("%s", trace);
 	free(trace);
-	OURS_ONLY("the base arms the place only when the event is next enabled");
+	if (ours_only(_metadata, "the base arms the place only when the event is next enabled"))
+		return;
 	EXPECT_EQ(2, records);
 }
 
@@ -1523,7 +1525,8 @@ TEST_F(record, disable_while_a_hit_waits)
 	EXPECT_EQ(0, uprobe_event_add("-:utest/rc"));
 	close(uffd);
 	munmap(page, getpagesize());
-	OURS_ONLY("the base's disable waits for the hit");
+	if (ours_only(_metadata, "the base's disable waits for the hit"))
+		return;
 	EXPECT_TRUE(disabled);
 }
 
@@ -1546,7 +1549,8 @@ TEST_F(record, return_maxactive_ignored)
 		TH_LOG("listed: %s", list);
 	free(list);
 	free(want);
-	OURS_ONLY("the base tracer gives the event a default name");
+	if (ours_only(_metadata, "the base tracer gives the event a default name"))
+		return;
 	EXPECT_TRUE(same);
 }
 

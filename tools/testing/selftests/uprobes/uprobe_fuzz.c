@@ -462,11 +462,12 @@ static void *wait_in_probed(void *arg)
 	return (void *)fuzz_wait((long)arg);
 }
 
-static volatile sig_atomic_t sigills;
+/* SIGILLs caught by the child; atomic: the handler writes it. */
+static int sigills;
 
 static void count_sigill(int sig)
 {
-	sigills++;
+	__atomic_add_fetch(&sigills, 1, __ATOMIC_RELAXED);
 }
 
 /*
@@ -498,7 +499,7 @@ TEST_F(fuzz, uretprobe_syscall_other_thread)
 			_exit(10);
 		usleep(100000);
 		syscall(NR_URETPROBE);
-		if (sigills != 1)
+		if (__atomic_load_n(&sigills, __ATOMIC_RELAXED) != 1)
 			_exit(14);
 		if (write(pipefd[1], "a", 1) != 1)
 			_exit(11);

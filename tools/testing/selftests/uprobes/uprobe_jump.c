@@ -1155,7 +1155,8 @@ TEST(direct_uprobe_syscall_fails)
 	err = errno;
 	EXPECT_EQ(-1, ret);
 	EXPECT_NE(0, err);
-	OURS_ONLY("the base has no uprobe syscall");
+	if (ours_only(_metadata, "the base has no uprobe syscall"))
+		return;
 	EXPECT_EQ(ENXIO, err);
 }
 
@@ -1323,7 +1324,8 @@ TEST_F(jump, sysemu_tracer_sees_no_hit)
 	EXPECT_EQ(0, seen) TH_LOG("the tracer saw %ld syscalls", seen);
 	EXPECT_EQ(want, sum);
 	EXPECT_EQ(SYSEMU_CALLS, count);
-	OURS_ONLY("the base has no jumps");
+	if (ours_only(_metadata, "the base has no jumps"))
+		return;
 	EXPECT_EQ(0xe9, code & 0xff) TH_LOG("no jump at the probe");
 }
 

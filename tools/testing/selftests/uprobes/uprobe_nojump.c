@@ -845,7 +845,8 @@ TEST_F(hidden, branch_into_the_probed_instruction)
 			EXPECT_TRUE(r->jump) TH_LOG("no jump before the sysctl");
 	}
 	munmap(r, sizeof(*r));
-	OURS_ONLY("the base logs nothing of the kind");
+	if (ours_only(_metadata, "the base logs nothing of the kind"))
+		return;
 
 	/* The log names the file (its last component) and the offset. */
 	snprintf(offset, sizeof(offset), "0x%x", HIDDEN_CMP);

@@ -292,7 +292,8 @@ TEST_F(perf, inherit_on)
 	TH_LOG("inherited entry event: %lld (parent 4 + 1 hits, child 6)", entries);
 	EXPECT_LE(4, entries);
 	EXPECT_GE(4 + 1 + 6, entries);
-	OURS_ONLY("counts every hit, whichever task's event perf runs");
+	if (ours_only(_metadata, "counts every hit, whichever task's event perf runs"))
+		return;
 	EXPECT_EQ(4 + 1 + 6, entries);
 }
 
@@ -592,11 +593,8 @@ TEST_F_TIMEOUT(perf, ten_thousand_events_open_close, 900)
 		}
 	}
 	TH_LOG("%d events in %lld s", n, (long long)(time(NULL) - start));
-	if (debug_kernel()) {
-		EXPECT_LE(200, n);
-	} else {
-		EXPECT_EQ(want, n);
-	}
+	/* n <= want: on a kernel without the checkers, every one. */
+	EXPECT_LE(debug_kernel() ? 200 : want, n);
 	ASSERT_EQ(0, kid_run(&kid));
 	for (i = 0; i < n; i++)
 		bad += perf_count(fds[i]) != 1;

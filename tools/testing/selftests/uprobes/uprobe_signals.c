@@ -422,7 +422,8 @@ TEST_F_TIMEOUT(sig, storm_over_return_probe, STORM_LIMIT)
 	EXPECT_EQ(STORM_CALLS * (STORM_CALLS + 1L) / 2, sum);
 	EXPECT_LT(0, taken);
 	EXPECT_EQ(STORM_CALLS + taken + 1, perf_count(self->fd));
-	OURS_ONLY("the base delivers signals on its trampoline's way out");
+	if (ours_only(_metadata, "the base delivers signals on its trampoline's way out"))
+		return;
 	EXPECT_EQ(0, __atomic_load_n(&ticks_past_tramp, __ATOMIC_RELAXED));
 }
 

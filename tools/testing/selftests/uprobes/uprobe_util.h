@@ -205,18 +205,22 @@ bool engine_is_base(void);
 /* Whether the kernel has the debug checkers of DEBUG=1 (it has kmemleak). */
 bool debug_kernel(void);
 
+#ifdef __KSELFTEST_HARNESS_H
 /*
- * In a kselftest_harness test: what follows is a behaviour of our engine
- * alone, so on the base's the test ends here as skipped (or as failed, if
- * a check before this point failed).
+ * In a kselftest_harness test: whether what follows is a behaviour of our
+ * engine alone that the test must not check here, on the base's engine.
+ * The test then ends (the caller returns) as skipped, or as failed if a
+ * check before this point failed.
  */
-#define OURS_ONLY(why) do {						\
-	if (engine_is_base()) {						\
-		if (_metadata->exit_code == KSFT_PASS)			\
-			SKIP(return, "ours only: %s", why);		\
-		return;							\
-	}								\
-} while (0)
+static inline bool ours_only(struct __test_metadata *_metadata, const char *why)
+{
+	if (!engine_is_base())
+		return false;
+	if (_metadata->exit_code == KSFT_PASS)
+		SKIP(return true, "ours only: %s", why);
+	return true;
+}
+#endif
 
 /*
  * Confines the calling process with a seccomp filter that kills it on any
