@@ -602,6 +602,7 @@ TEST_F(api, batch_fails_half_way)
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(0, test_mod_ctl("unreg %d", i)) TH_LOG("consumer %d", i);
 	EXPECT_TRUE(text_as_in_file(api_add));
+	ASSERT_EQ(0, test_mod_ctl("reset"));	/* the hits and the log */
 
 	err = test_mod_ctl("batch %s 0x%lx 0x%lx 0x%lx 0x%lx", self_path(), add, body,
 			   movabs + 2, movabs);
