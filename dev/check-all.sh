@@ -8,7 +8,7 @@
 # KERNEL=upstream: what upstream also has must pass there too), then the
 # mutants (make mutants), one after the other from MUTANTS_FROM (the
 # environment; default 0) round the list, for as long as the run is
-# within MUTANTS_UNTIL seconds of its start (default 3900): each mutant's
+# within MUTANTS_UNTIL seconds of its start (default 3600): each mutant's
 # suites count as passed when they catch it.  Each part runs even if one
 # before it failed; the last line adds them up, "N passed, N failed, N
 # skipped".
@@ -45,7 +45,7 @@ run_part() {
 # later than MUTANTS_UNTIL seconds into the run.
 MUTANT_LIMIT=600
 run_mutants() {
-	local names=() i n start=${MUTANTS_FROM:-0} until=${MUTANTS_UNTIL:-3900} ran=0
+	local names=() i n start=${MUTANTS_FROM:-0} until=${MUTANTS_UNTIL:-3600} ran=0
 	mapfile -t names < <(cd "$top/dev/mutants" && ls -- *.patch | sed 's/\.patch$//')
 	n=${#names[@]}
 	for ((i = 0; i < n; i++)); do
