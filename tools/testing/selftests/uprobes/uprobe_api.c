@@ -561,7 +561,7 @@ TEST_F(api, register_mid_instruction)
 	ASSERT_NE(0UL, start);
 	err = reg_at(0, start + 2, "h");
 #ifdef __x86_64__
-	EXPECT_EQ(engine_is_base() ? -ENOTSUPP_KERNEL : -EOPNOTSUPP, err);
+	EXPECT_EQ(-refusal_errno(), err);
 #else
 	EXPECT_EQ(-EINVAL, err);
 #endif

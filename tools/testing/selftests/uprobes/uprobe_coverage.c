@@ -166,12 +166,6 @@ static int step_workload(long *runs)
 	return -1;
 }
 
-/* Whether the engine under test must refuse to probe instruction @i. */
-static bool must_refuse(unsigned int i)
-{
-	return engine_is_base() && strstr(insns[i].text, "cs nopw");
-}
-
 /* Reads uprobe_profile once: hits[i] for event "cI", -1 if absent. */
 static void read_hits(long *hits)
 {
@@ -259,7 +253,7 @@ TEST_F_TIMEOUT(cov, every_instruction, 180)
 		err = event_enable(GROUP, event, 1);
 		self->refused[i] = err;
 		f = fn_index(insns[i].fn);
-		EXPECT_EQ(must_refuse(i), !!err) {
+		EXPECT_EQ(engine_refuses(insns[i].text), !!err) {
 			TH_LOG("%s+0x%lx %s: %s", fns[f].name, insns[i].off, insns[i].text,
 			       err ? strerror(-err) : "probed");
 		}
@@ -273,7 +267,7 @@ TEST_F_TIMEOUT(cov, every_instruction, 180)
 		 * refuses with its internal ENOTSUPP (524), which is not a
 		 * UAPI errno: accepted from it alone.
 		 */
-		EXPECT_EQ(engine_is_base() ? -ENOTSUPP_KERNEL : -EOPNOTSUPP, err);
+		EXPECT_EQ(-refusal_errno(), err);
 	}
 	ksft_print_msg("%zu instructions, %u refused\n", NR_INSNS, nr_refused);
 

@@ -492,6 +492,16 @@ bool engine_is_base(void)
 	return base;
 }
 
+int refusal_errno(void)
+{
+	return engine_is_base() ? ENOTSUPP_KERNEL : EOPNOTSUPP;
+}
+
+bool engine_refuses(const char *text)
+{
+	return engine_is_base() && strstr(text, "cs nopw");
+}
+
 static void kid_loop(int in, int out, void (*work)(long arg), long arg)
 {
 	char c;

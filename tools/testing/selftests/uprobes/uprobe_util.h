@@ -205,6 +205,15 @@ bool engine_is_base(void);
 /* Whether the kernel has the debug checkers of DEBUG=1 (it has kmemleak). */
 bool debug_kernel(void);
 
+/*
+ * x86: the errno with which the engine under test refuses to probe an
+ * instruction (ours: the documented EOPNOTSUPP; the base: its internal
+ * ENOTSUPP, 524), and whether it refuses the one objdump wrote as @text
+ * (ours none; the base the segment-prefixed nops, "cs nopw").
+ */
+int refusal_errno(void);
+bool engine_refuses(const char *text);
+
 #ifdef __KSELFTEST_HARNESS_H
 /*
  * In a kselftest_harness test: whether what follows is a behaviour of our
