@@ -21,6 +21,7 @@ CROSS_ARCHES ?=
 STEPS ?=
 MUTANTS ?=
 MUTANTS_FROM ?= 0
+AA ?=
 
 TOP := $(CURDIR)
 OUT := $(TOP)/out
@@ -42,7 +43,7 @@ SELFTEST := $(OUT)/src/ours/tools/testing/selftests/uprobes
 FRAGMENTS := $(addprefix $(TOP)/configs/,guest.config guest-$(ARCH).config tracing.config \
 	bpf.config kunit.config)
 FRAGMENTS += $(wildcard $(TOP)/configs/bpf-$(ARCH).config)
-FRAGMENTS += $(if $(filter-out upstream,$(KERNEL)),$(wildcard $(TOP)/configs/ours-$(ARCH).config))
+FRAGMENTS += $(if $(filter ours wip,$(KERNEL)),$(wildcard $(TOP)/configs/ours-$(ARCH).config))
 FRAGMENTS += $(if $(DEBUG),$(TOP)/configs/debug.config)
 
 export CCACHE_BASEDIR := $(TOP)
@@ -62,8 +63,8 @@ $(error ARCH must be 'x86_64' or 'arm64', not '$(ARCH)')
 endif
 KMAKE := $(MAKE) -C $(SRC) O=$(BUILD) $(KARCH) CC="ccache $(CROSS)gcc" -j$(NPROC) $(KBUILD_ENV)
 
-ifeq ($(filter $(KERNEL),ours upstream wip),)
-$(error KERNEL must be 'ours', 'upstream' or 'wip', not '$(KERNEL)')
+ifeq ($(filter $(KERNEL),ours upstream perfcore wip),)
+$(error KERNEL must be 'ours', 'upstream', 'perfcore' or 'wip', not '$(KERNEL)')
 endif
 ifneq ($(MUTANT),)
 ifneq ($(KERNEL),ours)
@@ -96,12 +97,13 @@ help:
 	@echo '  torture    uprobe_torture for DURATION seconds, then uprobe_fuzz with'
 	@echo '             TORTURE_LINES lines, on the debug kernel'
 	@echo '  mutants    check that the tests fail on kernels broken on purpose (dev/mutants/)'
-	@echo '  bench      benchmark ours against upstream in one run; table in out/bench/'
-	@echo '             (ARCH=arm64: out/bench-arm64/)'
+	@echo '  bench      benchmark ours against upstream and perfcore in one run; table in'
+	@echo '             out/bench/ (ARCH=arm64: out/bench-arm64/; AA=1: out/bench-aa/)'
 	@echo '  clean      remove out/'
 	@echo 'Variables:'
-	@echo '  KERNEL=ours|upstream|wip  which kernel (default ours); upstream is the untouched'
-	@echo '                        base, wip is ours plus the replacements of overlay-wip.list'
+	@echo '  KERNEL=ours|upstream|perfcore|wip  which kernel (default ours); upstream is the'
+	@echo '                        untouched base, perfcore the base with our perf-core patches'
+	@echo '                        only, wip ours plus the replacements of overlay-wip.list'
 	@echo '  DEBUG=1               add configs/debug.config (KASAN, lockdep, DEBUG_VM)'
 	@echo '  ARCH=x86_64|arm64     the guest architecture (default x86_64); arm64 boots'
 	@echo '                        QEMU virt with a Debian arm64 root (kernel, check, run, shell)'
@@ -114,6 +116,7 @@ help:
 	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied'
 	@echo '  MUTANTS=REGEX         the mutants that mutants runs (default: all)'
 	@echo '  MUTANTS_FROM=N        check-all runs the mutants from the Nth, round the list'
+	@echo '  AA=1                  bench runs each kernel against itself: the noise band'
 	@echo '  TCG=multi|single      test boots run a host thread per vCPU (default), or both'
 	@echo '                        vCPUs on one thread, taking turns (reproducible)'
 	@echo '  TORTURE_SECONDS=N     how long check runs uprobe_torture (default $(TORTURE_SECONDS))'
@@ -173,14 +176,15 @@ torture:
 mutants: deps init
 	@$(TOP)/dev/mutants.sh $(TIMEOUT) '$(MUTANTS)'
 
-# Both kernels, same config, same QEMU, same guest program: one table.
+# The kernels, same config, same QEMU, same guest program: one table.
 bench: deps init
 	@+$(MAKE) --no-print-directory kernel KERNEL=upstream DEBUG= MUTANT=
+	$(if $(AA),,@+$(MAKE) --no-print-directory kernel KERNEL=perfcore DEBUG= MUTANT=)
 	@+$(MAKE) --no-print-directory kernel KERNEL=ours DEBUG= MUTANT=
 	@mkdir -p $(dir $(BENCH_BIN))
 	$(CROSS)gcc -O2 -g -Wall -fno-omit-frame-pointer -pthread -I$(SELFTEST) -o $(BENCH_BIN) \
 		$(TOP)/bench/uprobe_bench.c $(TOP)/bench/bench_targets.S $(SELFTEST)/uprobe_util.c
-	@ARCH=$(ARCH) $(TOP)/dev/bench.sh $(BENCH_BIN) $(BENCH) $(TIMEOUT)
+	@ARCH=$(ARCH) $(TOP)/dev/bench.sh $(BENCH_BIN) $(BENCH)$(if $(AA),-aa) $(TIMEOUT) $(if $(AA),aa)
 
 run: kernel init
 	@$(TOP)/dev/boot.sh --arch $(ARCH) $(IMAGE) $(RESULTS) $(TIMEOUT) -- $(TOP)/guest/demo.sh

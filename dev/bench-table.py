@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench-table.py HEADER UPSTREAM_TSV OURS_TSV
+"""bench-table.py HEADER RATIOS COLUMN=TSV...
 
-Prints the benchmark table: for each case, the median of its rounds on each
-kernel with the spread ((max - min) / median), and the ratio ours/upstream
-(below 1.00: ours is faster or smaller).
+Prints the benchmark table: for each case, the number of rounds of each
+column, then for each column the median of its rounds with the spread
+((max - min) / median), then each ratio of RATIOS, a comma-separated list
+of A/B column pairs (below 1.00: A is faster or smaller than B).
 
-A line is CASE, UNIT, VALUE and an optional note.  A note "calibration=NS"
-gives the time of a fixed loop run around the measurement: the host runs
-the emulator at speeds that differ by some 45% and change every few
-seconds, so such a value is scaled by REF / NS, REF being the fastest
-calibration of the whole run (both kernels): every time is then one at the
-fastest speed.  A note "projected" marks a total extrapolated from part of
-the work; its cell says so with a leading ~.
+A line of a TSV is CASE, UNIT, VALUE and an optional note.  A note
+"calibration=NS" gives the time of a fixed loop run around the
+measurement: the host runs the emulator at speeds that differ by some 45%
+and change every few seconds, so such a value is scaled by REF / NS, REF
+being the fastest calibration of the whole run (all columns): every time
+is then one at the fastest speed.  A note "projected" marks a total
+extrapolated from part of the work; its cell says so with a leading ~, and
+so does a ratio computed from it.
 
 After the table, for each pair of cases NAME.1 and NAME.2 (one thread, two
 threads), the scaling: the hits per second of two threads over one's.
@@ -35,62 +37,78 @@ def calibrations(rows):
     return [int(note.split("=")[1]) for *_, note in rows if note.startswith("calibration=")]
 
 
-def cases(rows, ref):
-    """{name: (unit, values, projected)} with calibrated values scaled to ref."""
-    out = {}
-    for name, unit, value, note in rows:
-        value = float(value)
+class Case:
+    """The rounds of one case on one column, calibrated values scaled to ref."""
+
+    def __init__(self, unit):
+        self.unit, self.values, self.projected = unit, [], False
+
+    def add(self, value, note, ref):
         if note.startswith("calibration="):
             value *= ref / int(note.split("=")[1])
-        case = out.setdefault(name, (unit, [], []))
-        case[1].append(value)
-        case[2].append(note == "projected")
+        self.values.append(value)
+        self.projected |= note == "projected"
+
+    def median(self):
+        return statistics.median(self.values)
+
+    def mark(self):
+        return "~" if self.projected else ""
+
+    def cell(self):
+        median = self.median()
+        spread = (max(self.values) - min(self.values)) / median * 100 if median else 0.0
+        return f"{self.mark()}{median:.1f} ±{spread:.0f}%"
+
+
+def cases(rows, ref):
+    out = {}
+    for name, unit, value, note in rows:
+        out.setdefault(name, Case(unit)).add(float(value), note, ref)
     return out
 
 
-def cell(case):
-    if not case:
-        return "-", None
-    _, values, projected = case
-    median = statistics.median(values)
-    spread = (max(values) - min(values)) / median * 100 if median else 0.0
-    mark = "~" if any(projected) else ""
-    return f"{mark}{median:.1f} ±{spread:.0f}%", median
+def ratio(a, b):
+    if not a or not b or not b.median():
+        return "-"
+    mark = "~" if a.projected or b.projected else ""
+    return f"{mark}{a.median() / b.median():.2f}"
 
 
-def median(case):
-    return statistics.median(case[1]) if case else None
+def scaling(column, name):
+    one, two = column.get(name + ".1"), column.get(name + ".2")
+    return f"{one.median() / two.median():.2f}" if one and two and two.median() else "-"
 
 
-def scaling(kernel, name):
-    one, two = median(kernel.get(name + ".1")), median(kernel.get(name + ".2"))
-    return f"{one / two:.2f}" if one and two else "-"
-
-
-def print_scaling(upstream, ours, names):
+def print_scaling(columns, names):
     for name in names:
         if name.endswith(".2") and name[:-2] + ".1" in names:
             base = name[:-2]
-            print(f"scaling, hits/s of {base}.2 over {base}.1:"
-                  f" upstream {scaling(upstream, base)}, ours {scaling(ours, base)}")
+            each = ", ".join(f"{label} {scaling(column, base)}" for label, column in columns.items())
+            print(f"scaling, hits/s of {base}.2 over {base}.1: {each}")
 
 
 def main():
-    header, upstream_tsv, ours_tsv = sys.argv[1:4]
-    up_rows, our_rows = load(upstream_tsv), load(ours_tsv)
-    ref = min(calibrations(up_rows) + calibrations(our_rows), default=1)
-    upstream, ours = cases(up_rows, ref), cases(our_rows, ref)
-    names = list(upstream) + [n for n in ours if n not in upstream]
+    header, ratio_list = sys.argv[1:3]
+    tables = dict(arg.split("=", 1) for arg in sys.argv[3:])
+    rows = {label: load(path) for label, path in tables.items()}
+    ref = min((c for r in rows.values() for c in calibrations(r)), default=1)
+    columns = {label: cases(r, ref) for label, r in rows.items()}
+    ratios = [pair.split("/") for pair in ratio_list.split(",")]
+    names = []
+    for column in columns.values():
+        names += [name for name in column if name not in names]
     print(header)
-    row = "{:<18} {:<8} {:>18} {:>18} {:>14}"
-    print(row.format("case", "unit", "upstream", "ours", "ours/upstream"))
+    fmt = "{:<18} {:<8} {:>9}" + " {:>18}" * len(columns) + " {:>16}" * len(ratios)
+    print(fmt.format("case", "unit", "n", *columns, *(f"{a}/{b}" for a, b in ratios)))
     for name in names:
-        unit = (upstream.get(name) or ours.get(name))[0]
-        up, up_median = cell(upstream.get(name))
-        our, our_median = cell(ours.get(name))
-        ratio = f"{our_median / up_median:.2f}" if up_median and our_median else "-"
-        print(row.format(name, unit, up, our, ratio))
-    print_scaling(upstream, ours, names)
+        here = [column.get(name) for column in columns.values()]
+        unit = next(case.unit for case in here if case)
+        rounds = "/".join(str(len(case.values)) if case else "0" for case in here)
+        cells = [case.cell() if case else "-" for case in here]
+        quotients = [ratio(columns[a].get(name), columns[b].get(name)) for a, b in ratios]
+        print(fmt.format(name, unit, rounds, *cells, *quotients))
+    print_scaling(columns, names)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# tree.sh upstream|ours|wip|mutant [MUTANT_PATCH]
+# tree.sh upstream|perfcore|ours|wip|mutant [MUTANT_PATCH]
 #
 # Prepares out/src/KERNEL from Debian's linux-source-6.12 tarball.
 #   upstream: the untouched base.
+#   perfcore: the base with only our patches to perf core (the ones of
+#             perfcore_patches below): the bench's engine-only column.
 #   ours:     the base, with patches/*.patch applied and every path of
 #             overlay.list copied in from this repo (replacing the base's);
 #             a path written -PATH there is the base's, removed from ours.
@@ -32,7 +34,7 @@ unpack_base() {
 	[ "$(cat "$src/upstream.version" 2>/dev/null)" = "$version" ] && return
 	echo "  TREE    unpacking linux-source-6.12 $version"
 	rm -rf "$base" "$src/ours" "$src/ours.manifest" "$src/wip" "$src/wip.manifest" \
-		"$src/mutant" "$src/mutant.manifest" \
+		"$src/mutant" "$src/mutant.manifest" "$src/perfcore" "$src/perfcore.manifest" \
 		"$src/linux-source-6.12"
 	mkdir -p "$src"
 	tar -xJf "$tarball" -C "$src"
@@ -44,7 +46,14 @@ unpack_base() {
 # a tab, and the subject of its commit in the patch series.  A path
 # written -PATH is a file of the base that ours removes.
 overlay_lists=("$top/overlay.list")
+patches=("$top"/patches/*.patch)
+# The patches of ours that speed up perf core, not the engine, and apply
+# to the base alone.  0013 also speeds perf core up (closing a uprobe
+# event), but its safety rests on how our tracer reads the event's list.
+perfcore_patches=(0014-perf-core-software-install-no-resched.patch
+	0015-perf-core-tp-event-sample-data-uninitialized.patch)
 overlay_entries() {
+	[ ${#overlay_lists[@]} -gt 0 ] || return 0
 	grep -h -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "${overlay_lists[@]}" | cut -f1 | tr ' ' '\n'
 }
 overlay_paths() {
@@ -69,7 +78,7 @@ stage_patch() {
 # then our files, then the mutant's patch, which may break either.
 stage_changes() {
 	local stage=$1 patch path
-	for patch in "$top"/patches/*.patch; do
+	for patch in "${patches[@]}"; do
 		[ -e "$patch" ] || continue
 		stage_patch "$stage" "$patch"
 	done
@@ -131,10 +140,13 @@ prepare() {
 unpack_base
 case $kernel in
 upstream) ;;
+perfcore) patches=("${perfcore_patches[@]/#/$top/patches/}")
+	overlay_lists=()
+	prepare perfcore ;;
 ours) prepare ours ;;
 wip) overlay_lists+=("$top/overlay-wip.list")
 	prepare wip ;;
 mutant) [ -f "$mutant" ] || { echo "tree.sh: no mutant patch '$mutant'" >&2; exit 2; }
 	prepare mutant ;;
-*) echo "tree.sh: unknown kernel '$kernel' (upstream, ours, wip or mutant)" >&2; exit 2 ;;
+*) echo "tree.sh: unknown kernel '$kernel' (upstream, perfcore, ours, wip or mutant)" >&2; exit 2 ;;
 esac
