@@ -20,7 +20,7 @@ ARCH ?= x86_64
 CROSS_ARCHES ?=
 STEPS ?=
 MUTANTS ?=
-MUTANTS_FROM ?= 0
+MUTANTS_FROM ?=
 AA ?=
 
 TOP := $(CURDIR)
@@ -115,7 +115,8 @@ help:
 	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
 	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied'
 	@echo '  MUTANTS=REGEX         the mutants that mutants runs (default: all)'
-	@echo '  MUTANTS_FROM=N        check-all runs the mutants from the Nth, round the list'
+	@echo '  MUTANTS_FROM=N        check-all runs the mutants from the Nth (default: after the'
+	@echo '                        last one a check-all on this machine ran), round the list'
 	@echo '  AA=1                  bench runs each kernel against itself: the noise band'
 	@echo '  TCG=multi|single      test boots run a host thread per vCPU (default), or both'
 	@echo '                        vCPUs on one thread, taking turns (reproducible)'

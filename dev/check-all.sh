@@ -6,12 +6,14 @@
 # architectures (make cross, one result each; CROSS_ARCHES from the
 # environment picks some), the tests on the untouched base (make check
 # KERNEL=upstream: what upstream also has must pass there too), then the
-# mutants (make mutants), one after the other from MUTANTS_FROM (the
-# environment; default 0) round the list, for as long as the run is
-# within MUTANTS_UNTIL seconds of its start (default 3600): each mutant's
-# suites count as passed when they catch it.  Each part runs even if one
-# before it failed; the last line adds them up, "N passed, N failed, N
-# skipped".
+# mutants (make mutants), one after the other round their list, for as
+# long as the run is within MUTANTS_UNTIL seconds of its start (default
+# 3600): each mutant's suites count as passed when they catch it.  The
+# first mutant is number MUTANTS_FROM (the environment) or else the one
+# after the last that ran on this machine, whose name is kept in the
+# cache: successive runs go round the whole list.  Each part runs even if
+# one before it failed; the last line adds them up, "N passed, N failed,
+# N skipped".
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,20 +46,39 @@ run_part() {
 # A mutant's boot may hang: it gets MUTANT_LIMIT seconds, and none starts
 # later than MUTANTS_UNTIL seconds into the run.
 MUTANT_LIMIT=600
+cursor=${UPROBES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/uprobes}/mutants-next
+
+# Prints the index in "$@" of the mutant named in $cursor, or 0.
+first_mutant() {
+	local next i
+	next=$(cat "$cursor" 2>/dev/null || true)
+	for ((i = 1; i <= $#; i++)); do
+		if [ "${!i}" = "$next" ]; then
+			echo $((i - 1))
+			return
+		fi
+	done
+	echo 0
+}
+
 run_mutants() {
-	local names=() i n start=${MUTANTS_FROM:-0} until=${MUTANTS_UNTIL:-3600} ran=0
+	local names=() i n start until=${MUTANTS_UNTIL:-3600} ran=0 name
 	mapfile -t names < <(cd "$top/dev/mutants" && ls -- *.patch | sed 's/\.patch$//')
 	n=${#names[@]}
+	start=${MUTANTS_FROM:-$(first_mutant "${names[@]}")}
+	mkdir -p "$(dirname "$cursor")"
 	for ((i = 0; i < n; i++)); do
 		if [ "$SECONDS" -ge "$until" ]; then
 			echo "=== mutants: $ran of $n run, from number $start; time is up"
 			return
 		fi
+		name=${names[$(((start + i) % n))]}
 		make -C "$top" --no-print-directory mutants TIMEOUT=$MUTANT_LIMIT \
-			MUTANTS="^${names[$(((start + i) % n))]}\$" 2>&1 | tee "$log"
+			MUTANTS="^$name\$" 2>&1 | tee "$log"
 		passed=$((passed + $(grep -c '^          caught by ' "$log")))
 		failed=$((failed + $(grep -c '^          MISSED by ' "$log")))
 		ran=$((ran + 1))
+		echo "${names[$(((start + i + 1) % n))]}" >"$cursor"
 	done
 	echo "=== mutants: all $n run"
 }
