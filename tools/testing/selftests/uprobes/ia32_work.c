@@ -9,6 +9,11 @@
  *                   the 32-bit libc
  *   cov             runs the coverage workload (coverage_work.c) once:
  *                   its checksum, then each function's number of calls
+ *   steps           runs it once in a child single-stepped by ptrace:
+ *                   "DELTA COUNT" for each instruction of this program
+ *                   that ran, DELTA its distance from cov_run, COUNT the
+ *                   times it ran (a step that stays in place is a rep
+ *                   instruction's next round, the same execution)
  *   args N          N rounds of ia32_args(i, 2i, 3i) (registers) and
  *                   ia32_stack(i, -i) (stack): the sum of their results
  *   fork N          ia32_fork_in(N), which forks: parent and child each
@@ -25,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -126,6 +133,62 @@ static int run_cov(void)
 	return 0;
 }
 
+extern const char __executable_start[], etext[];
+
+/* Single-steps @pid to its exit, counting in @runs its steps in our text. */
+static int step_child(pid_t pid, unsigned int *runs)
+{
+	unsigned long text = (unsigned long)__executable_start, ip, last = 0;
+	struct user_regs_struct regs;
+	int status;
+
+	for (;;) {
+		if (waitpid(pid, &status, 0) != pid)
+			return 1;
+		if (WIFEXITED(status))
+			return WEXITSTATUS(status);
+		if (!WIFSTOPPED(status) || ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+			break;
+		ip = regs.eip;
+		if (ip >= text && ip < (unsigned long)etext && ip != last)
+			runs[ip - text]++;
+		last = ip;
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL))
+			break;
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return 1;
+}
+
+static int run_steps(void)
+{
+	unsigned long text = (unsigned long)__executable_start, i;
+	unsigned long size = (unsigned long)etext - text;
+	unsigned int *runs = calloc(size, sizeof(*runs));
+	pid_t pid;
+
+	if (!runs)
+		return 1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
+			_exit(1);
+		cov_run();
+		_exit(0);
+	}
+	if (step_child(pid, runs))
+		return 1;
+	for (i = 0; i < size; i++)
+		if (runs[i])
+			printf("%ld %u\n", (long)(text + i - (unsigned long)cov_run), runs[i]);
+	free(runs);
+	return 0;
+}
+
 static int run_args(int n)
 {
 	long long sum = 0;
@@ -189,6 +252,8 @@ int main(int argc, char **argv)
 		return print_offsets();
 	if (!strcmp(cmd, "cov"))
 		return run_cov();
+	if (!strcmp(cmd, "steps"))
+		return run_steps();
 	if (!strcmp(cmd, "args"))
 		return run_args(n);
 	if (!strcmp(cmd, "fork"))
@@ -210,6 +275,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: %s %s\n", argv[0],
-		"offsets|cov|args N|fork N|exec PROG...|signals N|sema|getppid N");
+		"offsets|cov|steps|args N|fork N|exec PROG...|signals N|sema|getppid N");
 	return 2;
 }
