@@ -4,9 +4,10 @@
  * probed through uprobe_events: register and stack arguments and return
  * values with exact values, every instruction of the coverage workload
  * built as 32-bit code (its result must not change, each instruction is
- * hit as often as a ptrace single-step finds it run), return probes across fork, exec from 32-bit to
- * 64-bit code and back, signals that come while a probed instruction runs
- * out of line (no hit is lost or counted twice), and SDT semaphores.
+ * hit as often as a ptrace single-step finds it run), return probes
+ * across fork, exec from 32-bit to 64-bit code and back, signals that
+ * come while a probed instruction runs out of line (no hit is lost or
+ * counted twice), and SDT semaphores.
  */
 #include <errno.h>
 #include <libgen.h>
