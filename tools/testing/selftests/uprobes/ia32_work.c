@@ -30,8 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -135,53 +133,33 @@ static int run_cov(void)
 
 extern const char __executable_start[], etext[];
 
-/* Single-steps @pid to its exit, counting in @runs its steps in our text. */
-static int step_child(pid_t pid, unsigned int *runs)
-{
-	unsigned long text = (unsigned long)__executable_start, ip, last = 0;
-	struct user_regs_struct regs;
-	int status;
+struct step_count {
+	unsigned int *runs;	/* by offset in our text */
+	unsigned long last;
+};
 
-	for (;;) {
-		if (waitpid(pid, &status, 0) != pid)
-			return 1;
-		if (WIFEXITED(status))
-			return WEXITSTATUS(status);
-		if (!WIFSTOPPED(status) || ptrace(PTRACE_GETREGS, pid, NULL, &regs))
-			break;
-		ip = regs.eip;
-		if (ip >= text && ip < (unsigned long)etext && ip != last)
-			runs[ip - text]++;
-		last = ip;
-		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL))
-			break;
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return 1;
+/* One single-step stop at @ip: counts it if in our text and not in place. */
+static void count_step(unsigned long ip, void *ctx)
+{
+	unsigned long text = (unsigned long)__executable_start;
+	struct step_count *c = ctx;
+
+	if (ip >= text && ip < (unsigned long)etext && ip != c->last)
+		c->runs[ip - text]++;
+	c->last = ip;
 }
 
 static int run_steps(void)
 {
 	unsigned long text = (unsigned long)__executable_start, i;
 	unsigned long size = (unsigned long)etext - text;
-	unsigned int *runs = calloc(size, sizeof(*runs));
-	pid_t pid;
+	struct step_count c = { .runs = calloc(size, sizeof(*c.runs)) };
+	unsigned int *runs = c.runs;
 
-	if (!runs)
+	if (!runs || step_to_exit(cov_run, count_step, &c)) {
+		free(runs);
 		return 1;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return 1;
-	if (pid == 0) {
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
-			_exit(1);
-		cov_run();
-		_exit(0);
 	}
-	if (step_child(pid, runs))
-		return 1;
 	for (i = 0; i < size; i++)
 		if (runs[i])
 			printf("%ld %u\n", (long)(text + i - (unsigned long)cov_run), runs[i]);

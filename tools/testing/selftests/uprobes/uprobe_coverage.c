@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -125,45 +123,36 @@ static bool insn_repeats(unsigned int i)
 	return !strncmp(insns[i].text, "rep", 3);
 }
 
+struct step_count {
+	long *runs;
+	unsigned long last;
+};
+
+/*
+ * One single-step stop at @ip: counts an execution of the instruction
+ * there, unless the step stayed on a rep instruction (its next round).
+ */
+static void count_step(unsigned long ip, void *ctx)
+{
+	struct step_count *c = ctx;
+	int i = insn_at(ip);
+
+	if (i >= 0 && !(insn_repeats(i) && ip == c->last))
+		c->runs[i]++;
+	c->last = ip;
+}
+
 /*
  * Runs the workload in a child single-stepped by ptrace and counts in
- * @runs how often each instruction was executed: a step that stays on a
- * rep instruction is the same execution.  0, or -1 if the child failed.
+ * @runs how often each instruction was executed.  0, or -1 if the child
+ * failed.
  */
 static int step_workload(long *runs)
 {
-	struct user_regs_struct regs;
-	unsigned long last = 0;
-	int status, i;
-	pid_t pid;
+	struct step_count c = { .runs = runs };
 
 	memset(runs, 0, NR_INSNS * sizeof(*runs));
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
-			_exit(1);
-		cov_run();
-		_exit(0);
-	}
-	for (;;) {
-		if (waitpid(pid, &status, 0) != pid)
-			return -1;
-		if (WIFEXITED(status))
-			return WEXITSTATUS(status) ? -1 : 0;
-		if (!WIFSTOPPED(status) || ptrace(PTRACE_GETREGS, pid, NULL, &regs))
-			break;
-		i = insn_at(regs.rip);
-		if (i >= 0 && !(insn_repeats(i) && regs.rip == last))
-			runs[i]++;
-		last = regs.rip;
-		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL))
-			break;
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
+	return step_to_exit(cov_run, count_step, &c);
 }
 
 /* Reads uprobe_profile once: hits[i] for event "cI", -1 if absent. */

@@ -223,7 +223,7 @@ static int step_cov(const struct ia32_work *w, long *runs)
 	char *const argv[] = { (char *)w->path, "steps", NULL };
 	const size_t len = 1 << 20;
 	char *out = malloc(len), *line, *save = NULL;
-	unsigned long at, base = offset_of(w, "cov_run");
+	unsigned long base = offset_of(w, "cov_run"), deltas[NR_INSNS];
 	unsigned int i, count;
 	long delta;
 	int err = -1;
@@ -231,14 +231,15 @@ static int step_cov(const struct ia32_work *w, long *runs)
 	memset(runs, 0, NR_INSNS * sizeof(*runs));
 	if (!out || !base || capture(argv, out, len))
 		goto out_free;
+	/* Where each instruction is, as "steps" gives it: from cov_run. */
+	for (i = 0; i < NR_INSNS; i++)
+		deltas[i] = offset_of(w, insns[i].fn) + insns[i].off - base;
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%ld %u", &delta, &count) != 2)
 			goto out_free;
-		for (i = 0; i < NR_INSNS; i++) {
-			at = offset_of(w, insns[i].fn) + insns[i].off;
-			if (at - base == (unsigned long)delta)
+		for (i = 0; i < NR_INSNS; i++)
+			if (deltas[i] == (unsigned long)delta)
 				runs[i] = count;
-		}
 	}
 	err = 0;
 out_free:

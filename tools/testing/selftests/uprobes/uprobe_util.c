@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -404,6 +406,51 @@ bool uprobes_maps_hold(const struct uprobes_maps *m, unsigned long addr)
 			return true;
 	return false;
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+/* The instruction pointer of @regs, in 64-bit and in 32-bit programs. */
+static unsigned long regs_ip(const struct user_regs_struct *regs)
+{
+#ifdef __x86_64__
+	return regs->rip;
+#else
+	return regs->eip;
+#endif
+}
+
+int step_to_exit(unsigned long (*work)(void), void (*at)(unsigned long ip, void *ctx),
+		 void *ctx)
+{
+	struct user_regs_struct regs;
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
+			_exit(1);
+		work();
+		_exit(0);
+	}
+	for (;;) {
+		if (waitpid(pid, &status, 0) != pid)
+			return -1;
+		if (WIFEXITED(status))
+			return WEXITSTATUS(status) ? -1 : 0;
+		if (!WIFSTOPPED(status) || ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+			break;
+		at(regs_ip(&regs), ctx);
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL))
+			break;
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+#endif
 
 int pin_to_cpu(int cpu)
 {

@@ -195,6 +195,15 @@ bool uprobes_maps_hold(const struct uprobes_maps *m, unsigned long addr);
 /* Pins the calling thread to CPU @cpu (-1: leaves it be); 0 or -1. */
 int pin_to_cpu(int cpu);
 
+#if defined(__x86_64__) || defined(__i386__)
+/*
+ * Runs @work in a child single-stepped by ptrace to its exit, calling
+ * @at(ip, @ctx) at every stop: 0, or -1 if the child failed.
+ */
+int step_to_exit(unsigned long (*work)(void), void (*at)(unsigned long ip, void *ctx),
+		 void *ctx);
+#endif
+
 /*
  * Whether the kernel under test runs the base's uprobes engine rather than
  * ours, asked of the kernel itself, for the few behaviours where ours
