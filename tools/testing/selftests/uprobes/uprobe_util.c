@@ -407,11 +407,11 @@ bool uprobes_maps_hold(const struct uprobes_maps *m, unsigned long addr)
 	return false;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-/* The instruction pointer of @regs, in 64-bit and in 32-bit programs. */
+#ifndef __aarch64__
+/* The instruction pointer of @regs, in 64-bit and in 32-bit x86 programs. */
 static unsigned long regs_ip(const struct user_regs_struct *regs)
 {
-#ifdef __x86_64__
+#ifdef __LP64__
 	return regs->rip;
 #else
 	return regs->eip;

@@ -195,7 +195,8 @@ bool uprobes_maps_hold(const struct uprobes_maps *m, unsigned long addr);
 /* Pins the calling thread to CPU @cpu (-1: leaves it be); 0 or -1. */
 int pin_to_cpu(int cpu);
 
-#if defined(__x86_64__) || defined(__i386__)
+/* x86 programs only, 64-bit and 32-bit: PTRACE_GETREGS. */
+#ifndef __aarch64__
 /*
  * Runs @work in a child single-stepped by ptrace to its exit, calling
  * @at(ip, @ctx) at every stop: 0, or -1 if the child failed.
