@@ -2,7 +2,8 @@
 #ifndef _LINUX_UPROBES_H
 #define _LINUX_UPROBES_H
 /*
- * User-space probes: breakpoints in user text, keyed by (inode, offset).
+ * User-space probes: breakpoints in user text, keyed by (inode, offset),
+ * or by (process, address) in code that has no file.
  *
  * A kernel user (trace_uprobe, perf, BPF, a module) attaches a struct
  * uprobe_consumer to a place in a file with uprobe_register().  Every
@@ -10,7 +11,11 @@
  * its private copy of the page, subject to the consumers' filters, and
  * each hit runs the consumers' handlers in the context of the task that
  * hit it.  A return probe (ret_handler) also runs when the probed
- * function returns.
+ * function returns.  uprobe_register_pid() names a place by process and
+ * address instead: in a file's mapping it is the file's probe for that
+ * process alone, in anonymous executable memory (code a JIT wrote) a
+ * breakpoint in that process's own page.  Called from a handler, the
+ * register and unregister calls finish once the hit's handlers have run.
  *
  * The first half of this file is the contract with the rest of the
  * kernel; the second half, under CONFIG_UPROBES, is the interface between
@@ -29,7 +34,27 @@ struct page;
 struct pt_regs;
 struct task_struct;
 struct uprobe;
+struct uprobe_deferred;
 struct vm_area_struct;
+
+/**
+ * enum uprobe_notice - what a consumer's notify() is told
+ * @UPROBE_NOTICE_REGISTERED: a registration called from a handler (which
+ *	returned -EINPROGRESS) is over; @err is what the call would have
+ *	returned, 0 or a -errno, and @uprobe the probe when it is 0
+ * @UPROBE_NOTICE_UNREGISTERED: an uprobe_unregister_nosync() called from
+ *	a handler is over; @err is 0
+ * @UPROBE_NOTICE_LOST: a probe by address in anonymous memory lost its
+ *	place, and will not be hit again: @err is -ESRCH (the process exited
+ *	or exec'd), -ENXIO (the memory was unmapped or moved) or -ESTALE
+ *	(the program rewrote the probed instruction).  The consumer still
+ *	unregisters.
+ */
+enum uprobe_notice {
+	UPROBE_NOTICE_REGISTERED,
+	UPROBE_NOTICE_UNREGISTERED,
+	UPROBE_NOTICE_LOST,
+};
 
 /* A handler's return value: take this probe out of the current mm. */
 #define UPROBE_HANDLER_REMOVE	1
@@ -47,11 +72,18 @@ struct vm_area_struct;
  * @filter: says whether the consumer wants the probe armed in @mm; no
  *	filter means every mm.  Called with locks held: must not sleep on
  *	anything the probe's owner may hold.
+ * @notify: optional; told what enum uprobe_notice lists, in the context
+ *	of a task (the one whose handler asked, or a worker), never with
+ *	locks of the core held: it may register and unregister.
  * @no_jump: the probe is entered by its breakpoint only, never by a jump
  *	to a stub, while this consumer is on it: for code that may branch
  *	into the middle of the probed instruction (a jump rewrites its first
  *	five bytes, the breakpoint only the first).
  * @cons_node: the probe's list of consumers; owned by the core.
+ * @mm: the process a consumer of uprobe_register_pid() is for (a
+ *	reference, mmgrab()); owned by the core.
+ * @leaving: an unregistration from a handler is under way: no handler of
+ *	the consumer runs any more; owned by the core.
  *
  * The handlers of one probe run in the order the consumers registered.
  */
@@ -60,9 +92,13 @@ struct uprobe_consumer {
 	int (*ret_handler)(struct uprobe_consumer *self, unsigned long func,
 			   struct pt_regs *regs);
 	bool (*filter)(struct uprobe_consumer *self, struct mm_struct *mm);
+	void (*notify)(struct uprobe_consumer *self, struct uprobe *uprobe,
+		       enum uprobe_notice what, int err);
 	bool no_jump;
 
 	struct list_head cons_node;
+	struct mm_struct *mm;
+	bool leaving;
 };
 
 /**
@@ -165,6 +201,10 @@ struct return_instance {
  * @spare_returns: return_instances kept for the next return probes of
  *	the task, so that a hit allocates none (at most UPROBE_SPARE_RETURNS)
  * @nr_spare: the number of @spare_returns
+ * @in_callback: how deep the task is in handlers (or a worker in notify()
+ *	calls): register and unregister calls are then queued
+ * @deferred: the calls queued, oldest first
+ * @deferred_work: runs them on the way back to user mode
  */
 struct uprobe_task {
 	enum uprobe_task_state state;
@@ -182,19 +222,35 @@ struct uprobe_task {
 	unsigned int depth;
 	struct return_instance *spare_returns;
 	unsigned int nr_spare;
+
+	unsigned int in_callback;
+	struct uprobe_deferred *deferred;
+	struct callback_head deferred_work;
 };
 
 struct xol_area;
 
-/* Per-mm state: the XOL area, made at the first hit that needs it. */
+/**
+ * struct uprobes_state - per-mm state
+ * @xol_area: the XOL area, made at the first hit that needs it
+ * @nr_anon: the live probes by address in the mm's anonymous memory
+ *	(uprobe_register_pid()); the mm's hooks do nothing while it is 0
+ * @fork_anon: while fork makes this mm, the parent's probes in anonymous
+ *	memory, whose breakpoints the copy holds (references held)
+ * @nr_fork_anon: their number
+ */
 struct uprobes_state {
 	struct xol_area *xol_area;
+	atomic_t nr_anon;
+	struct uprobe **fork_anon;
+	int nr_fork_anon;
 };
 
 /* The contract with the rest of the kernel. */
 struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 			       loff_t ref_ctr_offset, struct uprobe_consumer *uc);
 int uprobe_register_batch(struct inode *inode, u32 cnt, uprobe_batch_fn item, void *ctx);
+struct uprobe *uprobe_register_pid(pid_t pid, unsigned long vaddr, struct uprobe_consumer *uc);
 int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc, bool add);
 void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void uprobe_unregister_batch(u32 cnt, uprobe_batch_fn item, void *ctx);
@@ -205,6 +261,8 @@ bool uprobe_unregister_synced(unsigned long cookie);
 void __init uprobes_init(void);
 int uprobe_mmap(struct vm_area_struct *vma);
 void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+void uprobe_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end);
 void uprobe_start_dup_mmap(void);
 void uprobe_end_dup_mmap(void);
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
@@ -439,13 +497,6 @@ bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
 bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned long straight);
 void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs);
 void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs);
-void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
-#else
-/* mremap() moves text: the jumps to stubs need to know. */
-static inline void uprobe_mremap(struct vm_area_struct *vma, unsigned long start,
-				 unsigned long end)
-{
-}
 #endif
 
 /*
@@ -487,6 +538,12 @@ static inline int uprobe_register_batch(struct inode *inode, u32 cnt,
 					uprobe_batch_fn item, void *ctx)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline struct uprobe *uprobe_register_pid(pid_t pid, unsigned long vaddr,
+						 struct uprobe_consumer *uc)
+{
+	return ERR_PTR(-EOPNOTSUPP);
 }
 
 static inline int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc,
@@ -534,6 +591,11 @@ static inline void uprobe_munmap(struct vm_area_struct *vma, unsigned long start
 
 static inline void uprobe_mremap(struct vm_area_struct *vma, unsigned long start,
 				 unsigned long end)
+{
+}
+
+static inline void uprobe_mprotect(struct mm_struct *mm, unsigned long start,
+				   unsigned long end)
 {
 }
 

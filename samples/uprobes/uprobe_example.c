@@ -5,12 +5,15 @@
  * Loading the module puts a uprobe on an instruction of an executable or a
  * shared library, given as a file and an offset in it.  Every process that
  * maps the file, now or later, stops there for a moment and the module
- * counts the hit.  Unloading the module removes the probe and logs the
- * total.
+ * counts the hit.  Or it puts one at an address of one process, given as
+ * its pid and the address: in a file the process maps, or in code it
+ * wrote at run time (a JIT's), which has no file.  Unloading the module
+ * removes the probe and logs the total.
  *
  * Usage:
  *
  *   insmod uprobe_example.ko path=FILE offset=OFFSET [pid=PID] [verbose=1]
+ *   insmod uprobe_example.ko pid=PID vaddr=ADDRESS [verbose=1]
  *
  *   path=	the probed file (required).
  *   offset=	the offset in FILE of the first byte of the probed
@@ -21,6 +24,12 @@
  *		programs the two are equal and the symbol value is the offset.
  *   pid=	count only the hits of this process; its children are left
  *		alone.
+ *   vaddr=	with pid=, in place of path= and offset=: the address of the
+ *		probed instruction in that process (decimal, or hex with 0x),
+ *		as /proc/PID/maps and a disassembly of its memory show it.
+ *		The probe lasts as long as the code there: if the process
+ *		unmaps or rewrites it, or exits, the module logs that the
+ *		probe was lost, and counts no more.
  *   verbose=	log every counted hit with its pid and address (rate
  *		limited); may be changed at run time in
  *		/sys/module/uprobe_example/parameters/verbose.
@@ -70,6 +79,10 @@ static int pid;
 module_param(pid, int, 0444);
 MODULE_PARM_DESC(pid, "count only the hits of this process (default: any)");
 
+static char *vaddr;
+module_param(vaddr, charp, 0444);
+MODULE_PARM_DESC(vaddr, "with pid=: address of the probed instruction in that process");
+
 static bool verbose;
 module_param(verbose, bool, 0644);
 MODULE_PARM_DESC(verbose, "log each counted hit (rate limited)");
@@ -100,6 +113,7 @@ MODULE_PARM_DESC(hits, "hits counted so far (read only)");
  * a lock.
  */
 static loff_t probe_offset;
+static unsigned long probe_vaddr;
 static struct path probe_path;	/* holds the probed inode in memory */
 static struct mm_struct *probe_mm;	/* with pid=: the one mm counted */
 static struct uprobe *probe;
@@ -138,9 +152,19 @@ static bool example_filter(struct uprobe_consumer *self, struct mm_struct *mm)
 	return mm_wanted(mm);
 }
 
+/* The probe by address lost its place: it has no more hits. */
+static void example_notify(struct uprobe_consumer *self, struct uprobe *uprobe,
+			   enum uprobe_notice what, int err)
+{
+	if (what == UPROBE_NOTICE_LOST)
+		pr_info("pid %d, 0x%lx: probe lost (%d) after %ld hits\n", pid, probe_vaddr,
+			err, atomic_long_read(&hits));
+}
+
 static struct uprobe_consumer example_consumer = {
 	.handler = example_handler,
 	.filter = example_filter,
+	.notify = example_notify,
 };
 
 /* Takes a reference on the mm of process @nr for the filter. */
@@ -170,8 +194,19 @@ static int __init parse_params(void)
 {
 	int err;
 
-	if (!path || !*path || !offset) {
+	if (pid < 0) {
+		pr_err("pid=%d: not a process id\n", pid);
+		return -EINVAL;
+	}
+	if (vaddr && pid && !path && !offset) {
+		err = kstrtoul(vaddr, 0, &probe_vaddr);
+		if (err)
+			pr_err("vaddr=%s: not an address\n", vaddr);
+		return err ? -EINVAL : 0;
+	}
+	if (vaddr || !path || !*path || !offset) {
 		pr_err("usage: insmod uprobe_example.ko path=FILE offset=OFFSET [pid=PID] [verbose=1]\n");
+		pr_err("   or: insmod uprobe_example.ko pid=PID vaddr=ADDRESS [verbose=1]\n");
 		return -EINVAL;
 	}
 	err = kstrtoll(offset, 0, &probe_offset);
@@ -179,10 +214,26 @@ static int __init parse_params(void)
 		pr_err("offset=%s: not a file offset\n", offset);
 		return -EINVAL;
 	}
-	if (pid < 0) {
-		pr_err("pid=%d: not a process id\n", pid);
-		return -EINVAL;
+	return 0;
+}
+
+/*
+ * pid= and vaddr=: the core keeps the probe to that process, so no
+ * filter of ours is needed.
+ */
+static int __init register_by_address(void)
+{
+	struct uprobe *uprobe;
+
+	example_consumer.filter = NULL;
+	uprobe = uprobe_register_pid(pid, probe_vaddr, &example_consumer);
+	if (IS_ERR(uprobe)) {
+		pr_err("pid %d, 0x%lx: uprobe_register_pid() failed: %ld\n", pid, probe_vaddr,
+		       PTR_ERR(uprobe));
+		return PTR_ERR(uprobe);
 	}
+	probe = uprobe;
+	pr_info("pid %d, 0x%lx: probe registered\n", pid, probe_vaddr);
 	return 0;
 }
 
@@ -194,6 +245,8 @@ static int __init uprobe_example_init(void)
 	err = parse_params();
 	if (err)
 		return err;
+	if (vaddr)
+		return register_by_address();
 
 	err = kern_path(path, LOOKUP_FOLLOW, &probe_path);
 	if (err) {
@@ -242,6 +295,10 @@ static void __exit uprobe_example_exit(void)
 	uprobe_unregister_nosync(probe, &example_consumer);
 	uprobe_unregister_sync();
 
+	if (vaddr) {
+		pr_info("pid %d, 0x%lx: %ld hits\n", pid, probe_vaddr, atomic_long_read(&hits));
+		return;
+	}
 	pr_info("%s:0x%llx: %ld hits\n", path, probe_offset, atomic_long_read(&hits));
 
 	if (probe_mm)

@@ -780,6 +780,8 @@ int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc)
 
 	lockdep_assert_held_write(&uprobe->register_rwsem);
 
+	if (!uprobe->inode)
+		return walk_anon(uprobe, uc);
 	return walk_batch(uprobe->inode, &one, 1, uc ? WALK_ARM : WALK_DISARM);
 }
 
@@ -790,6 +792,10 @@ void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm)
 	struct vm_area_struct *vma;
 	struct text_batch tb;
 
+	if (!uprobe->inode) {
+		remove_from_anon(uprobe);
+		return;
+	}
 	mmap_write_lock(mm);
 	for_each_vma(vmi, vma) {
 		if (!valid_vma(vma, false) || !vma_maps(vma, uprobe->inode, uprobe->offset))
@@ -809,7 +815,7 @@ void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm)
  * Grows @list (of *@n probes, room for *@max) by @uprobe, with a
  * reference; false when out of memory.
  */
-static bool add_to_list(struct uprobe ***list, int *n, int *max, struct uprobe *uprobe)
+bool add_to_list(struct uprobe ***list, int *n, int *max, struct uprobe *uprobe)
 {
 	struct uprobe **bigger;
 
@@ -841,7 +847,7 @@ static int probes_in_vma(struct vm_area_struct *vma, struct uprobe ***list)
 
 	*list = NULL;
 	rcu_read_lock();
-	hlist_for_each_entry_rcu(uprobe, inode_bucket(inode), inode_node) {
+	hlist_for_each_entry_rcu(uprobe, owner_bucket(inode), inode_node) {
 		if (!vma_maps(vma, uprobe->inode, uprobe->offset) ||
 		    !refcount_inc_not_zero(&uprobe->ref))
 			continue;
@@ -896,10 +902,27 @@ int uprobe_mmap(struct vm_area_struct *vma)
  * @end: its end
  *
  * Nothing to undo: the breakpoints go with the process's copies of the
- * pages, and an SDT counter counts arming, which the mm keeps.
+ * pages, and an SDT counter counts arming, which the mm keeps.  A probe
+ * in anonymous memory loses its place (process.c).
  */
 void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
+	anon_munmap(vma, start, end);
+}
+
+/**
+ * uprobe_mremap - text is about to move
+ * @vma: the mapping it is in, its mm's mmap_lock held for writing
+ * @start: start of the range that moves
+ * @end: its end
+ *
+ * The jumps to stubs of a file's text give way to breakpoints
+ * (stubs_mremap()); probes in anonymous memory lose their place.
+ */
+void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	stubs_mremap(vma, start, end);
+	anon_mremap(vma, start, end);
 }
 
 /* Fork holds this across dup_mmap(), so that no walk misses the child. */

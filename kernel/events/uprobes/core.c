@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * uprobes core: breakpoints in user text, keyed by (inode, offset).
+ * uprobes core: breakpoints in user text, keyed by (inode, offset), or by
+ * (mm, address) in anonymous memory.
  *
  * The core is split by concern, each file opening with its part of the
  * design:
  *   core.c	the probe tables, the probed instruction, consumers and the
  *		consumer API (register, apply, unregister)
+ *   process.c	probes by process and address (uprobe_register_pid()),
+ *		those in anonymous memory, and the mm's hooks for them
+ *   defer.c	registration and unregistration from handlers
  *   arm.c	writing breakpoints into probed processes, SDT counters, the
  *		walks over a file's mappings, the mmap and fork hooks
  *   xol.c	the per-mm XOL area: slots, the trampoline, fork and exit
@@ -15,10 +19,11 @@
  *   hit.c	the hit: lookup, handlers, emulation, the own slot, steps
  *   internal.h	what the files share
  *
- * Probes.  A struct uprobe is one place in one file.  Probes live in two
- * hash tables: by (inode, offset), which the hit path reads under RCU
- * without a lock, and by inode, which uprobe_mmap() walks to find the
- * probes a new mapping covers.  A probe is in the tables while it has
+ * Probes.  A struct uprobe is one place in one file, or one address in
+ * the anonymous memory of one mm (process.c).  Probes live in two hash
+ * tables: by (owner, offset), which the hit path reads under RCU without
+ * a lock, and by owner, which uprobe_mmap() walks to find the probes a
+ * new mapping covers; the owner is the inode, or the mm.  A probe is in the tables while it has
  * consumers; references (refcount) keep it alive past that for the steps
  * and pending returns that still use it.
  *
@@ -110,14 +115,21 @@ static struct hlist_head uprobes_by_inode[1 << UPROBES_HASH_BITS];
  * The probe tables
  */
 
-static struct hlist_head *addr_bucket(struct inode *inode, loff_t offset)
+/* What a probe is keyed by: its file's inode, or its mm. */
+static const void *uprobe_owner(struct inode *inode, struct mm_struct *mm)
 {
-	return &uprobes_by_addr[hash_64((unsigned long)inode ^ offset, UPROBES_HASH_BITS)];
+	return inode ? (const void *)inode : (const void *)mm;
 }
 
-struct hlist_head *inode_bucket(struct inode *inode)
+static struct hlist_head *addr_bucket(const void *owner, loff_t offset)
 {
-	return &uprobes_by_inode[hash_ptr(inode, UPROBES_HASH_BITS)];
+	return &uprobes_by_addr[hash_64((unsigned long)owner ^ offset, UPROBES_HASH_BITS)];
+}
+
+/* The bucket of the probes of a file (@owner its inode) or of an mm. */
+struct hlist_head *owner_bucket(const void *owner)
+{
+	return &uprobes_by_inode[hash_ptr((void *)owner, UPROBES_HASH_BITS)];
 }
 
 /*
@@ -145,13 +157,20 @@ static void free_uprobes(struct work_struct *work)
 	struct uprobe *uprobe, *next;
 
 	synchronize_srcu_expedited(&uprobes_srcu);
-	llist_for_each_entry_safe(uprobe, next, list, free_node)
+	llist_for_each_entry_safe(uprobe, next, list, free_node) {
+		if (uprobe->mm)
+			mmdrop(uprobe->mm);
 		kfree_rcu(uprobe, rcu);
+	}
 }
 
 static DECLARE_WORK(free_uprobes_work, free_uprobes);
 
-/* The inode goes at once: a hit only compares it. */
+/*
+ * The inode goes at once: a hit only compares it.  The mm of a probe in
+ * anonymous memory goes with the probe (free_uprobes()): mmdrop() is not
+ * for every caller's context.
+ */
 void put_uprobe(struct uprobe *uprobe)
 {
 	if (!refcount_dec_and_test(&uprobe->ref))
@@ -162,44 +181,48 @@ void put_uprobe(struct uprobe *uprobe)
 }
 
 /*
- * The probe at (@inode, @offset) that still has references, or NULL;
- * with one more for the caller if @get.  The caller holds rcu_read_lock().
+ * The probe at @offset of @inode (@mm NULL), or at address @offset of
+ * @mm's anonymous memory (@inode NULL), that still has references, or
+ * NULL; with one more for the caller if @get.  The caller holds
+ * rcu_read_lock().
  */
-static struct uprobe *lookup_uprobe(struct inode *inode, loff_t offset, bool get)
+static struct uprobe *lookup_uprobe(struct inode *inode, struct mm_struct *mm,
+				    loff_t offset, bool get)
 {
+	struct hlist_head *bucket = addr_bucket(uprobe_owner(inode, mm), offset);
 	struct uprobe *uprobe;
 
-	hlist_for_each_entry_rcu(uprobe, addr_bucket(inode, offset), addr_node) {
-		if (uprobe->inode == inode && uprobe->offset == offset &&
+	hlist_for_each_entry_rcu(uprobe, bucket, addr_node) {
+		if (uprobe->inode == inode && uprobe->mm == mm && uprobe->offset == offset &&
 		    (get ? refcount_inc_not_zero(&uprobe->ref) : refcount_read(&uprobe->ref)))
 			return uprobe;
 	}
 	return NULL;
 }
 
-/* The probe at (@inode, @offset) with a reference, or NULL. */
-static struct uprobe *find_uprobe(struct inode *inode, loff_t offset)
+/* The probe at (@inode or @mm, @offset) with a reference, or NULL. */
+static struct uprobe *find_uprobe(struct inode *inode, struct mm_struct *mm, loff_t offset)
 {
 	struct uprobe *uprobe;
 
 	rcu_read_lock();
-	uprobe = lookup_uprobe(inode, offset, true);
+	uprobe = lookup_uprobe(inode, mm, offset, true);
 	rcu_read_unlock();
 	return uprobe;
 }
 
 /*
- * The probe at (@inode, @offset), without a reference, for a hit: the
- * caller holds uprobes_srcu.  A probe with references left when the hit
- * held uprobes_srcu already is freed after the hit (put_uprobe()).
+ * The probe at (@inode or @mm, @offset), without a reference, for a hit:
+ * the caller holds uprobes_srcu.  A probe with references left when the
+ * hit held uprobes_srcu already is freed after the hit (put_uprobe()).
  */
-struct uprobe *find_uprobe_srcu(struct inode *inode, loff_t offset)
+struct uprobe *find_uprobe_srcu(struct inode *inode, struct mm_struct *mm, loff_t offset)
 {
 	struct uprobe *uprobe;
 
 	RCU_LOCKDEP_WARN(!srcu_read_lock_held(&uprobes_srcu), "a hit without uprobes_srcu");
 	rcu_read_lock();
-	uprobe = lookup_uprobe(inode, offset, false);
+	uprobe = lookup_uprobe(inode, mm, offset, false);
 	rcu_read_unlock();
 	return uprobe;
 }
@@ -259,8 +282,9 @@ int get_live_uprobes(struct uprobe ***listp)
 	return n;
 }
 
-static struct uprobe *alloc_uprobe(struct inode *inode, loff_t offset,
-				   loff_t ref_ctr_offset)
+/* A probe of @inode, or of @mm's anonymous memory (@inode NULL). */
+static struct uprobe *alloc_uprobe(struct inode *inode, struct mm_struct *mm,
+				   loff_t offset, loff_t ref_ctr_offset)
 {
 	struct uprobe *uprobe = kzalloc(sizeof(*uprobe), GFP_KERNEL);
 
@@ -270,9 +294,14 @@ static struct uprobe *alloc_uprobe(struct inode *inode, loff_t offset,
 	init_rwsem(&uprobe->register_rwsem);
 	INIT_LIST_HEAD(&uprobe->consumers);
 	mutex_init(&uprobe->insn_mutex);
-	uprobe->inode = igrab(inode);
 	uprobe->offset = offset;
 	uprobe->ref_ctr_offset = ref_ctr_offset;
+	if (!inode) {
+		mmgrab(mm);
+		uprobe->mm = mm;
+		return uprobe;
+	}
+	uprobe->inode = igrab(inode);
 	if (!uprobe->inode) {
 		kfree(uprobe);
 		return NULL;
@@ -281,24 +310,27 @@ static struct uprobe *alloc_uprobe(struct inode *inode, loff_t offset,
 }
 
 /*
- * The probe at (@inode, @offset), made if there is none, with a reference
- * for the caller.  A probe keeps the SDT counter it was made with, or
- * none: any other (none included, against one) is refused.
+ * The probe at (@inode or @mm, @offset), made if there is none, with a
+ * reference for the caller.  A probe keeps the SDT counter it was made
+ * with, or none: any other (none included, against one) is refused.
  */
-static struct uprobe *get_or_add_uprobe(struct inode *inode, loff_t offset,
-					loff_t ref_ctr_offset)
+static struct uprobe *get_or_add_uprobe(struct inode *inode, struct mm_struct *mm,
+					loff_t offset, loff_t ref_ctr_offset)
 {
+	const void *owner = uprobe_owner(inode, mm);
 	struct uprobe *uprobe, *old;
 
-	uprobe = alloc_uprobe(inode, offset, ref_ctr_offset);
+	uprobe = alloc_uprobe(inode, mm, offset, ref_ctr_offset);
 	if (!uprobe)
 		return ERR_PTR(-ENOMEM);
 	spin_lock(&uprobes_lock);
-	old = find_uprobe(inode, offset);
+	old = find_uprobe(inode, mm, offset);
 	if (!old) {
-		hlist_add_head_rcu(&uprobe->addr_node, addr_bucket(inode, offset));
-		hlist_add_head_rcu(&uprobe->inode_node, inode_bucket(inode));
+		hlist_add_head_rcu(&uprobe->addr_node, addr_bucket(owner, offset));
+		hlist_add_head_rcu(&uprobe->inode_node, owner_bucket(owner));
 		atomic_inc(&uprobes_count);
+		if (mm)
+			atomic_inc(&mm->uprobes_state.nr_anon);
 	}
 	spin_unlock(&uprobes_lock);
 	if (!old)
@@ -313,15 +345,33 @@ static struct uprobe *get_or_add_uprobe(struct inode *inode, loff_t offset,
 	return old;
 }
 
+/*
+ * Takes @uprobe out of the tables, unless it is out already (a probe in
+ * anonymous memory leaves them when it loses its place, process.c): true
+ * if this call did.
+ */
+bool unhash_uprobe(struct uprobe *uprobe)
+{
+	bool was_live;
+
+	spin_lock(&uprobes_lock);
+	was_live = uprobe_is_live(uprobe);
+	if (was_live) {
+		hlist_del_init_rcu(&uprobe->addr_node);
+		hlist_del_rcu(&uprobe->inode_node);
+		atomic_dec(&uprobes_count);
+		if (uprobe->mm)
+			atomic_dec(&uprobe->mm->uprobes_state.nr_anon);
+	}
+	spin_unlock(&uprobes_lock);
+	return was_live;
+}
+
 static void remove_uprobe(struct uprobe *uprobe)
 {
 	lockdep_assert_held_write(&uprobe->register_rwsem);
 
-	spin_lock(&uprobes_lock);
-	hlist_del_init_rcu(&uprobe->addr_node);
-	hlist_del_rcu(&uprobe->inode_node);
-	atomic_dec(&uprobes_count);
-	spin_unlock(&uprobes_lock);
+	unhash_uprobe(uprobe);
 }
 
 /* ---------------------------------------------------------------------
@@ -380,19 +430,21 @@ static int copy_from_file(struct inode *inode, struct file *file, loff_t offset,
 #ifdef CONFIG_ARCH_UPROBES_COMPAT
 /*
  * Whether the probed file holds code of the compat mode: an ELF file says
- * so by its machine (UPROBE_COMPAT_MACHINE); any other file runs as its
- * mm does (@mm_compat).  0, or -EAGAIN when the header cannot be read
- * without @file.
+ * so by its machine (UPROBE_COMPAT_MACHINE); any other file, and
+ * anonymous memory, runs as its mm does (@mm_compat).  0, or -EAGAIN when
+ * the header cannot be read without @file.
  */
 static int probe_is_compat(struct uprobe *uprobe, struct file *file, bool mm_compat)
 {
 	u8 ehdr[EI_NIDENT + 4];
 	int err;
 
+	uprobe->compat = mm_compat;
+	if (!uprobe->inode)
+		return 0;
 	err = copy_from_file(uprobe->inode, file, 0, ehdr, sizeof(ehdr));
 	if (err)
 		return err;
-	uprobe->compat = mm_compat;
 	if (!memcmp(ehdr, ELFMAG, SELFMAG) && ehdr[EI_DATA] == ELFDATA2LSB)
 		uprobe->compat = get_unaligned_le16(&ehdr[EI_NIDENT + 2]) ==
 				 UPROBE_COMPAT_MACHINE;
@@ -426,7 +478,8 @@ static int analyze_insn(struct uprobe *uprobe, struct file *file, struct mm_stru
  * @mm at @vaddr (NULL: no process maps it): 0 when the probe can be
  * armed, -EAGAIN when that cannot be told yet (the instruction cannot be
  * read without @file, or must be analysed in a process that maps it), or
- * why it cannot be probed.
+ * why it cannot be probed.  A probe in anonymous memory reads it from its
+ * mm, whose mmap_lock the caller holds.
  */
 int prepare_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
 		 unsigned long vaddr)
@@ -440,8 +493,12 @@ int prepare_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
 	err = uprobe->insn_err;
 	if (uprobe->insn_state != INSN_UNREAD)
 		goto unlock;
-	err = copy_from_file(uprobe->inode, file, uprobe->offset, &uprobe->arch.insn,
-			     sizeof(uprobe->arch.insn));
+	if (uprobe->inode)
+		err = copy_from_file(uprobe->inode, file, uprobe->offset, &uprobe->arch.insn,
+				     sizeof(uprobe->arch.insn));
+	else
+		err = read_anon_insn(uprobe->mm, uprobe->offset, &uprobe->arch.insn,
+				     sizeof(uprobe->arch.insn));
 	if (!err)
 		err = analyze_insn(uprobe, file, mm, vaddr);
 	if (err == -EAGAIN)
@@ -529,7 +586,7 @@ static int prepare_insn_early(struct uprobe *uprobe)
 }
 
 /* Takes @uc off @uprobe, disarms where no one wants the probe any more. */
-static void unregister_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
+void unregister_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
 {
 	lockdep_assert_held_write(&uprobe->register_rwsem);
 
@@ -557,17 +614,17 @@ static int check_register_args(struct inode *inode, loff_t offset,
 }
 
 /*
- * The probe at (@inode, @offset), made if there is none, live (in the
- * tables), with a reference and its register_rwsem held for writing; or
- * an ERR_PTR.
+ * The probe at (@inode or @mm, @offset), made if there is none, live (in
+ * the tables), with a reference and its register_rwsem held for writing;
+ * or an ERR_PTR.
  */
-static struct uprobe *lock_live_uprobe(struct inode *inode, loff_t offset,
-				       loff_t ref_ctr_offset)
+struct uprobe *lock_live_uprobe(struct inode *inode, struct mm_struct *mm, loff_t offset,
+				loff_t ref_ctr_offset)
 {
 	struct uprobe *uprobe;
 
 	for (;;) {
-		uprobe = get_or_add_uprobe(inode, offset, ref_ctr_offset);
+		uprobe = get_or_add_uprobe(inode, mm, offset, ref_ctr_offset);
 		if (IS_ERR(uprobe))
 			return uprobe;
 		down_write(&uprobe->register_rwsem);
@@ -579,12 +636,14 @@ static struct uprobe *lock_live_uprobe(struct inode *inode, loff_t offset,
 }
 
 /*
- * Adds @uc to the probe at (@inode, @offset) without arming it: the probe
- * with a reference and its register_rwsem held for writing, or an ERR_PTR
- * (then nothing changed).
+ * Adds @uc to the probe at (@inode, @offset) without arming it, for @mm
+ * only if not NULL (uprobe_register_pid(), whose reference the consumer
+ * keeps from then on): the probe with a reference and its register_rwsem
+ * held for writing, or an ERR_PTR (then nothing changed).
  */
 static struct uprobe *add_consumer(struct inode *inode, loff_t offset,
-				   loff_t ref_ctr_offset, struct uprobe_consumer *uc)
+				   loff_t ref_ctr_offset, struct uprobe_consumer *uc,
+				   struct mm_struct *mm)
 {
 	struct uprobe *uprobe;
 	int err;
@@ -592,7 +651,7 @@ static struct uprobe *add_consumer(struct inode *inode, loff_t offset,
 	err = check_register_args(inode, offset, ref_ctr_offset, uc);
 	if (err)
 		return ERR_PTR(err);
-	uprobe = lock_live_uprobe(inode, offset, ref_ctr_offset);
+	uprobe = lock_live_uprobe(inode, NULL, offset, ref_ctr_offset);
 	if (IS_ERR(uprobe))
 		return uprobe;
 	err = prepare_insn_early(uprobe);
@@ -603,34 +662,23 @@ static struct uprobe *add_consumer(struct inode *inode, loff_t offset,
 		put_uprobe(uprobe);
 		return ERR_PTR(err);
 	}
+	uc->mm = mm;
+	uc->leaving = false;
 	list_add_tail_rcu(&uc->cons_node, &uprobe->consumers);
 	return uprobe;
 }
 
-/**
- * uprobe_register - attach a consumer to a place in a file
- * @inode: the file
- * @offset: the place: an offset in @inode
- * @ref_ctr_offset: offset in @inode of an SDT semaphore (a short) to count
- *	in every process the probe is armed in, or 0
- * @uc: the consumer: its handler and/or ret_handler, and optional filter
- *
- * Arms the probe in every process that maps the place and that @uc's
- * filter wants, and in every later mapping.  Sleeps.
- *
- * Return: the probe, to give to uprobe_unregister_nosync() and
- * uprobe_apply(); or an ERR_PTR: -EINVAL for a bad offset or a consumer
- * without handlers, or a place already probed with another SDT counter;
- * -EOPNOTSUPP for an instruction that cannot be probed; -ENOEXEC for
- * bytes that are no instruction; -ENOMEM.
+/*
+ * uprobe_register(), for process @mm only if not NULL (its reference is
+ * the consumer's once this succeeds).
  */
-struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
-			       loff_t ref_ctr_offset, struct uprobe_consumer *uc)
+struct uprobe *register_consumer(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
+				 struct uprobe_consumer *uc, struct mm_struct *mm)
 {
 	struct uprobe *uprobe;
 	int err;
 
-	uprobe = add_consumer(inode, offset, ref_ctr_offset, uc);
+	uprobe = add_consumer(inode, offset, ref_ctr_offset, uc, mm);
 	if (IS_ERR(uprobe))
 		return uprobe;
 	err = walk_mappings(uprobe, uc);
@@ -645,6 +693,35 @@ unregister:
 	synchronize_srcu(&uprobes_srcu);
 	put_uprobe(uprobe);
 	return ERR_PTR(err);
+}
+
+/**
+ * uprobe_register - attach a consumer to a place in a file
+ * @inode: the file
+ * @offset: the place: an offset in @inode
+ * @ref_ctr_offset: offset in @inode of an SDT semaphore (a short) to count
+ *	in every process the probe is armed in, or 0
+ * @uc: the consumer: its handler and/or ret_handler, and optional filter
+ *
+ * Arms the probe in every process that maps the place and that @uc's
+ * filter wants, and in every later mapping.  Sleeps.  Called from a
+ * handler (or a notify()), it only queues the registration, which runs
+ * once the hit's handlers are over, in the same task; @uc->notify() is
+ * then told its result (UPROBE_NOTICE_REGISTERED).
+ *
+ * Return: the probe, to give to uprobe_unregister_nosync() and
+ * uprobe_apply(); or an ERR_PTR: -EINPROGRESS when queued from a handler;
+ * -EINVAL for a bad offset or a consumer without handlers, or a place
+ * already probed with another SDT counter; -EOPNOTSUPP for an instruction
+ * that cannot be probed; -ENOEXEC for bytes that are no instruction;
+ * -ENOMEM.
+ */
+struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
+			       loff_t ref_ctr_offset, struct uprobe_consumer *uc)
+{
+	if (in_uprobe_callback())
+		return defer_register(inode, offset, ref_ctr_offset, 0, uc);
+	return register_consumer(inode, offset, ref_ctr_offset, uc, NULL);
 }
 EXPORT_SYMBOL_GPL(uprobe_register);
 
@@ -720,12 +797,15 @@ int uprobe_register_batch(struct inode *inode, u32 cnt, uprobe_batch_fn item, vo
 	u32 i;
 	int err;
 
+	/* Its error path waits for the handlers: not from one. */
+	if (WARN_ON_ONCE(in_uprobe_callback()))
+		return -EDEADLK;
 	probes = kvcalloc(cnt, sizeof(*probes), GFP_KERNEL);
 	if (!probes)
 		return -ENOMEM;
 	for (i = 0; i < cnt; i++) {
 		item(ctx, i, &one);
-		uprobe = add_consumer(inode, one.offset, one.ref_ctr_offset, one.uc);
+		uprobe = add_consumer(inode, one.offset, one.ref_ctr_offset, one.uc, NULL);
 		if (IS_ERR(uprobe)) {
 			err = PTR_ERR(uprobe);
 			goto remove;
@@ -777,10 +857,17 @@ EXPORT_SYMBOL_GPL(uprobe_apply);
  *
  * Disarms the probe where no remaining consumer wants it.  The consumer's
  * handlers may still be running when this returns: call
- * uprobe_unregister_sync() (once for a batch) before freeing @uc.
+ * uprobe_unregister_sync() (once for a batch) before freeing @uc.  Called
+ * from a handler (or a notify()), it only queues the unregistration, and
+ * no handler of @uc runs from then on; @uc->notify() is told when it is
+ * done (UPROBE_NOTICE_UNREGISTERED).
  */
 void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc)
 {
+	if (in_uprobe_callback()) {
+		defer_unregister(uprobe, uc);
+		return;
+	}
 	down_write(&uprobe->register_rwsem);
 	if (WARN_ON_ONCE(!has_consumer(uprobe, uc))) {
 		up_write(&uprobe->register_rwsem);
@@ -788,6 +875,9 @@ void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc)
 	}
 	unregister_consumer(uprobe, uc);
 	up_write(&uprobe->register_rwsem);
+	/* Only compared from now on, by hits still running its handlers. */
+	if (uc->mm)
+		mmdrop(uc->mm);
 	put_uprobe(uprobe);
 }
 EXPORT_SYMBOL_GPL(uprobe_unregister_nosync);
@@ -832,10 +922,13 @@ EXPORT_SYMBOL_GPL(uprobe_unregister_batch);
  * When this returns, no handler of a consumer detached before the call
  * is running or will run.  The wait is expedited: the tracers call this
  * once per event they disable, and the readers it waits for are only
- * handlers running right now.
+ * handlers running right now.  Not from a handler, which it would wait
+ * for: there it warns and returns.
  */
 void uprobe_unregister_sync(void)
 {
+	if (WARN_ON_ONCE(in_uprobe_callback()))
+		return;
 	synchronize_srcu_expedited(&uprobes_srcu);
 }
 EXPORT_SYMBOL_GPL(uprobe_unregister_sync);

@@ -18,9 +18,11 @@ static struct uprobe *find_vma_uprobe(struct vm_area_struct *vma, unsigned long 
 {
 	struct file *file = READ_ONCE(vma->vm_file);
 
-	if (!file || !valid_vm_flags(READ_ONCE(vma->vm_flags), false))
+	if (!file)
+		return find_anon_uprobe(vma, vaddr);
+	if (!valid_vm_flags(READ_ONCE(vma->vm_flags), false))
 		return NULL;
-	return find_uprobe_srcu(file_inode(file), vaddr_to_offset(vma, vaddr));
+	return find_uprobe_srcu(file_inode(file), NULL, vaddr_to_offset(vma, vaddr));
 }
 
 /*
@@ -87,7 +89,9 @@ static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
 
 /*
  * Runs the entry handlers of @uprobe's consumers, in registration order;
- * true when each asked to be removed from this mm.
+ * true when each asked to be removed from this mm.  A consumer of another
+ * process (uprobe_register_pid()), or one a handler unregistered, is
+ * passed over: as one that asks so.
  */
 static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want_ret)
 {
@@ -97,8 +101,11 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want
 	int rc;
 
 	utask->auprobe = &uprobe->arch;
+	enter_callbacks(utask);
 	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
 				 srcu_read_lock_held(&uprobes_srcu)) {
+		if (!consumer_runs(uc))
+			continue;
 		rc = 0;
 		if (uc->handler) {
 			rc = uc->handler(uc, regs);
@@ -109,6 +116,7 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want
 		if (uc->ret_handler)
 			*want_ret = true;
 	}
+	leave_callbacks(utask);
 	utask->auprobe = NULL;
 	return remove;
 }
@@ -322,7 +330,9 @@ enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
  */
 void hits_done(struct uprobe *uprobe, enum hit_end end, unsigned long vaddr, bool jump)
 {
-	if (end == HIT_REMOVE)
+	if (end == HIT_STALE)
+		anon_rewritten(uprobe);
+	else if (end == HIT_REMOVE)
 		handlers_remove(uprobe);
 	else if (end == HIT_DONE && jump)
 		try_jump(uprobe, vaddr);
@@ -411,8 +421,11 @@ static void handle_breakpoint(struct pt_regs *regs)
 		instruction_pointer_set(regs, bp_vaddr);
 	/* Asked before the hit: a step of the instruction sets TF. */
 	jump = may_jump(uprobe, regs, bp_vaddr);
-	end = handle_hit(uprobe, regs, bp_vaddr, 0);
-	if (end == HIT_REMOVE || (end == HIT_DONE && jump))
+	if (!uprobe->inode && anon_insn_changed(uprobe, bp_vaddr))
+		end = HIT_STALE;
+	else
+		end = handle_hit(uprobe, regs, bp_vaddr, 0);
+	if (end == HIT_REMOVE || end == HIT_STALE || (end == HIT_DONE && jump))
 		later = try_get_uprobe(uprobe);
 	srcu_read_unlock(&uprobes_srcu, idx);
 	if (later)

@@ -47,9 +47,27 @@ enum uprobe_insn_state {
 };
 
 /**
+ * enum anon_state - where a probe in anonymous memory stands
+ * @ANON_LIVE: armed while a consumer wants it
+ * @ANON_HELD: its breakpoint was taken out while its page is writable and
+ *	not executable (a JIT writing code): armed again once the page is
+ *	executable again, if the instruction is still the same
+ * @ANON_LOST: its place is gone (unmapped, moved, rewritten, the process
+ *	gone); it is out of the tables, for good
+ *
+ * Transitions: LIVE -> HELD -> LIVE, and LIVE or HELD -> LOST.  Changed
+ * under the mm's mmap_lock held for writing (anon_set_state()).
+ */
+enum anon_state {
+	ANON_LIVE,
+	ANON_HELD,
+	ANON_LOST,
+};
+
+/**
  * struct uprobe - one probed place
  * @addr_node: in uprobes_by_addr (uprobes_lock; RCU readers)
- * @inode_node: in uprobes_by_inode (uprobes_lock; RCU readers)
+ * @inode_node: in uprobes_by_inode, by owner (uprobes_lock; RCU readers)
  * @ref: references: one per consumer, plus transient users
  * @register_rwsem: serializes register, unregister and apply
  * @consumers: the consumers, in registration order (register_rwsem;
@@ -62,8 +80,12 @@ enum uprobe_insn_state {
  * @stub_refused: the instruction could not be copied into a stub (a
  *	RIP-relative operand out of reach): no more tries to give the probe
  *	a jump (set once, read locklessly)
- * @inode: the probed file (a reference is held)
- * @offset: the probed offset in @inode
+ * @inode: the probed file (a reference is held), or NULL for a probe in
+ *	anonymous memory
+ * @mm: the mm of a probe in anonymous memory (mmgrab()), else NULL
+ * @anon_state: a probe in anonymous memory: see enum anon_state
+ * @anon_err: why it was lost (ANON_LOST), for its consumers' notify()
+ * @offset: the probed offset in @inode, or the address in @mm
  * @ref_ctr_offset: the SDT semaphore's offset in @inode, or 0
  * @free_node: in uprobes_to_free, after the last put
  * @rcu: frees the probe after the RCU readers of the tables
@@ -81,6 +103,9 @@ struct uprobe {
 	bool compat;
 	bool stub_refused;
 	struct inode *inode;
+	struct mm_struct *mm;
+	enum anon_state anon_state;
+	int anon_err;
 	loff_t offset;
 	loff_t ref_ctr_offset;
 	struct llist_node free_node;
@@ -150,8 +175,11 @@ static inline bool utask_stepping(struct uprobe_task *utask)
 	       utask->state == UPROBE_TASK_STEP_ABANDON;
 }
 
+/* Whether @uc wants its probe in @mm: its process's (if any) and its filter's. */
 static inline bool consumer_wants(struct uprobe_consumer *uc, struct mm_struct *mm)
 {
+	if (uc->mm && uc->mm != mm)
+		return false;
 	return !uc->filter || uc->filter(uc, mm);
 }
 
@@ -174,10 +202,16 @@ enum walk_op {
 };
 
 /* core.c */
-struct hlist_head *inode_bucket(struct inode *inode);
+struct hlist_head *owner_bucket(const void *owner);
 struct uprobe *try_get_uprobe(struct uprobe *uprobe);
 void put_uprobe(struct uprobe *uprobe);
-struct uprobe *find_uprobe_srcu(struct inode *inode, loff_t offset);
+struct uprobe *find_uprobe_srcu(struct inode *inode, struct mm_struct *mm, loff_t offset);
+bool unhash_uprobe(struct uprobe *uprobe);
+struct uprobe *lock_live_uprobe(struct inode *inode, struct mm_struct *mm, loff_t offset,
+				loff_t ref_ctr_offset);
+void unregister_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc);
+struct uprobe *register_consumer(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
+				 struct uprobe_consumer *uc, struct mm_struct *mm);
 struct folio *get_file_folio(struct address_space *mapping, pgoff_t index,
 			     struct file *file);
 int prepare_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
@@ -198,6 +232,33 @@ int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n,
 	       enum walk_op op);
 int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm);
+bool add_to_list(struct uprobe ***list, int *n, int *max, struct uprobe *uprobe);
+
+/* process.c */
+int read_anon_insn(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len);
+bool anon_exec_vma(struct vm_area_struct *vma);
+struct uprobe *find_anon_uprobe(struct vm_area_struct *vma, unsigned long vaddr);
+int walk_anon(struct uprobe *uprobe, struct uprobe_consumer *uc);
+void remove_from_anon(struct uprobe *uprobe);
+bool anon_insn_changed(struct uprobe *uprobe, unsigned long vaddr);
+void anon_rewritten(struct uprobe *uprobe);
+void anon_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+void anon_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+void anon_fork_start(struct mm_struct *oldmm, struct mm_struct *mm);
+void anon_fork_end(struct mm_struct *mm);
+void anon_fork_drop(struct mm_struct *mm);
+unsigned int arch_uprobe_insn_len(struct arch_uprobe *auprobe);
+
+/* defer.c */
+bool in_uprobe_callback(void);
+bool consumer_runs(struct uprobe_consumer *uc);
+struct uprobe *defer_register(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
+			      pid_t pid, struct uprobe_consumer *uc);
+void defer_unregister(struct uprobe *uprobe, struct uprobe_consumer *uc);
+void finish_deferred(struct uprobe_task *utask);
+void enter_callbacks(struct uprobe_task *utask);
+void leave_callbacks(struct uprobe_task *utask);
+void notify_consumers(struct uprobe *uprobe, enum uprobe_notice what, int err);
 
 /* xol.c */
 int xol_mremap(const struct vm_special_mapping *sm, struct vm_area_struct *new_vma);
@@ -264,6 +325,7 @@ void jump_fault_report(struct pt_regs *regs);
 void try_jump(struct uprobe *uprobe, unsigned long vaddr);
 void leave_stub(struct pt_regs *regs);
 void dup_stub_pages(struct xol_area *old, struct xol_area *area);
+void stubs_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 bool stub_copy_finish(struct uprobe_task *utask, struct pt_regs *regs);
 void stub_copy_stepped(struct uprobe_task *utask, struct pt_regs *regs, bool done);
 void handle_stub_step(struct uprobe_task *utask, struct pt_regs *regs);
@@ -304,6 +366,11 @@ static inline void leave_stub(struct pt_regs *regs)
 }
 
 static inline void dup_stub_pages(struct xol_area *old, struct xol_area *area)
+{
+}
+
+static inline void stubs_mremap(struct vm_area_struct *vma, unsigned long start,
+				unsigned long end)
 {
 }
 
@@ -350,11 +417,15 @@ static inline unsigned long stub_trap_addr(struct mm_struct *mm, unsigned long i
  * @HIT_DONE: the handlers ran and the instruction is carried out
  * @HIT_REMOVE: the same, and the handlers asked the probe out of the mm,
  *	which the caller does once out of uprobes_srcu (hits_done())
+ * @HIT_STALE: no handler ran: the program rewrote the probed instruction
+ *	in anonymous memory, and the probe is to be lost (hits_done(),
+ *	anon_rewritten()); the task runs the new instruction
  */
 enum hit_end {
 	HIT_IGNORED,
 	HIT_DONE,
 	HIT_REMOVE,
+	HIT_STALE,
 };
 
 enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,

@@ -119,21 +119,28 @@ static struct uprobe *returning_probe(struct return_instance *ri)
 
 	if (uprobe_is_live(uprobe))
 		return uprobe;
-	now = find_uprobe_srcu(uprobe->inode, uprobe->offset);
+	now = find_uprobe_srcu(uprobe->inode, uprobe->mm, uprobe->offset);
 	return now ?: uprobe;
 }
 
-static void run_ret_handlers(struct return_instance *ri, struct pt_regs *regs)
+/*
+ * Runs the return handlers for @ri, in registration order, as
+ * run_handlers() does the entry handlers.
+ */
+static void run_ret_handlers(struct uprobe_task *utask, struct return_instance *ri,
+			     struct pt_regs *regs)
 {
 	struct uprobe_consumer *uc;
 	int idx;
 
+	enter_callbacks(utask);
 	idx = srcu_read_lock(&uprobes_srcu);
 	list_for_each_entry_srcu(uc, &returning_probe(ri)->consumers, cons_node,
 				 srcu_read_lock_held(&uprobes_srcu))
-		if (uc->ret_handler)
+		if (uc->ret_handler && consumer_runs(uc))
 			uc->ret_handler(uc, ri->func, regs);
 	srcu_read_unlock(&uprobes_srcu, idx);
+	leave_callbacks(utask);
 }
 
 /*
@@ -183,6 +190,6 @@ void uprobe_handle_trampoline(struct pt_regs *regs)
 	first = take_return_instances(utask, keep);
 	for (ri = first; ri != keep; ri = ri->next)
 		if (ri->stack == last->stack)
-			run_ret_handlers(ri, regs);
+			run_ret_handlers(utask, ri, regs);
 	free_return_instances(utask, first, keep);
 }

@@ -355,17 +355,13 @@ int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn)
 	return write_mm_text(mm, vaddr + 1, insn + 1, UPROBE_JUMP_BYTES - 1);
 }
 
-/**
- * uprobe_mremap - text is about to move
- * @vma: the mapping it is in, its mm's mmap_lock held for writing
- * @start: start of the range that moves
- * @end: its end
- *
- * A jump to a stub is relative: moved, it would lead elsewhere.  The jumps
- * of the range give way to breakpoints, which move with the text and still
- * work; a hit at the new place makes a new jump there.
+/*
+ * Text of a file's mapping is about to move (uprobe_mremap()): a jump to a
+ * stub is relative: moved, it would lead elsewhere.  The jumps of the
+ * range give way to breakpoints, which move with the text and still work;
+ * a hit at the new place makes a new jump there.
  */
-void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+void stubs_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	struct xol_area *area = mm_xol_area(mm);
@@ -419,8 +415,12 @@ static bool jumps_wanted(struct uprobe *uprobe)
  */
 bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr)
 {
-	/* The acquire pairs with the release that made the probe READY. */
-	return smp_load_acquire(&uprobe->insn_state) == INSN_READY &&
+	/*
+	 * Not in anonymous memory, whose code its JIT may copy: a copy of a
+	 * jump would run the stub of a probe at another place (process.c).
+	 * The acquire pairs with the release that made the probe READY.
+	 */
+	return uprobe->inode && smp_load_acquire(&uprobe->insn_state) == INSN_READY &&
 	       arch_uprobe_can_jump(&uprobe->arch, regs) &&
 	       offset_in_page(vaddr) <= PAGE_SIZE - UPROBE_JUMP_BYTES &&
 	       jumps_wanted(uprobe);
@@ -607,7 +607,7 @@ static void handle_stub_hit(struct stub_site *site, struct pt_regs *regs, unsign
 		return;
 	idx = srcu_read_lock(&uprobes_srcu);
 	/* The place maps the site's file offset (stub_source()). */
-	uprobe = find_uprobe_srcu(READ_ONCE(site->inode), READ_ONCE(site->offset));
+	uprobe = find_uprobe_srcu(READ_ONCE(site->inode), NULL, READ_ONCE(site->offset));
 	if (uprobe) {
 		/* The copy jumps back to the site: not where mremap() moved it. */
 		if (site->len && site_serves(site, uprobe, source) &&
@@ -872,7 +872,9 @@ static void all_jumps_out(void)
 		return;
 	for (i = 0; i < n; i++) {
 		one.uprobe = list[i];
-		walk_batch(list[i]->inode, &one, 1, WALK_UNJUMP);
+		/* A probe in anonymous memory never has a jump. */
+		if (list[i]->inode)
+			walk_batch(list[i]->inode, &one, 1, WALK_UNJUMP);
 	}
 	put_uprobe_list(list, n);
 }

@@ -401,6 +401,7 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
 	struct xol_area *old = mm_xol_area(oldmm), *area;
 
+	anon_fork_start(oldmm, newmm);
 	if (test_bit(MMF_HAS_UPROBES, &oldmm->flags))
 		set_bit(MMF_HAS_UPROBES, &newmm->flags);
 	if (!old)
@@ -419,6 +420,7 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 void uprobe_clear_state(struct mm_struct *mm)
 {
 	drop_delayed_of_mm(mm);
+	anon_fork_drop(mm);
 	if (mm->uprobes_state.xol_area)
 		free_xol_area(mm->uprobes_state.xol_area);
 	mm->uprobes_state.xol_area = NULL;

@@ -26,11 +26,29 @@
  *			mm of process PID instead, or no mm at all if PID is 0
  *   reset		zero all counts and empty the log
  *
+ * On kernels with uprobe_register_pid() (ours):
+ *   pid ID PID VADDR [h] [r] [remove] [ax=VAL] [di=VAL] [sleep=MS]
+ *			register consumer ID with uprobe_register_pid() at
+ *			address VADDR of process PID; options as for reg
+ *   prep ID PATH OFFSET [options]
+ *   prep ID pid PID VADDR [options]
+ *			as reg or pid, but only noted: the handler of another
+ *			slot registers it (onhit)
+ *   onhit ID [reg=ID2] [unreg]
+ *			at its next hit, the handler of ID registers slot ID2
+ *			as prepared, and/or unregisters ID itself; each once
+ *
  * A failed command fails the write() with the errno of the kernel call.
  * "counts" has one line per consumer slot: ID HITS RETS FUNC RUNNING, where
  * FUNC is the last function address passed to the ret_handler and RUNNING
- * how many handlers of the slot are running now.  "log" lists the
- * handler calls in order, one per line: ID h|r TGID.
+ * how many handlers of the slot are running now.  "sums" has one line per
+ * slot: ID ARGS RETS, the sums of the first argument at the handler's hits
+ * and of the return values at the ret_handler's.  "log" lists the handler
+ * calls in order, one per line: ID h|r TGID; and the calls handlers made
+ * and the notices of the core: ID q|u ERR for a register (q) or
+ * unregister (u) a handler called and what it returned (0 for unregister),
+ * ID R|U|L ERR for a notify() of UPROBE_NOTICE_REGISTERED, _UNREGISTERED or
+ * _LOST.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -65,6 +83,9 @@
 #define UT_SET_DI	BIT(4)
 #define UT_FILTER	BIT(5)
 #define UT_SLEEP	BIT(6)
+#define UT_BY_PID	BIT(7)
+
+struct ut_request;
 
 struct ut_consumer {
 	struct uprobe_consumer uc;
@@ -80,6 +101,13 @@ struct ut_consumer {
 	atomic_long_t rets;
 	unsigned long func;
 	int id;
+	atomic_long_t argsum;
+	atomic_long_t retsum;
+	bool prepared;		/* a "prep" request, in @path and @req */
+	struct ut_request *req;
+	atomic_t then_reg;	/* onhit: 1 + the slot to register, or 0 */
+	atomic_t then_unreg;	/* onhit: unregister this slot */
+	bool detached;		/* unregistered by its handler: sync first */
 };
 
 struct ut_log_entry {
@@ -88,7 +116,7 @@ struct ut_log_entry {
 	pid_t tgid;
 };
 
-/* What a "reg" command asks for. */
+/* What a "reg" command asks for; "pid" takes @pid and @offset the address. */
 struct ut_request {
 	char *path;
 	loff_t offset;
@@ -110,7 +138,8 @@ static unsigned int ut_log_len;
 static struct dentry *ut_dir;
 static ut_apply_fn ut_apply;
 
-static void ut_log_add(int id, char kind)
+/* Logs an entry of consumer @id: @kind, with @value (a tgid or an errno). */
+static void ut_log_value(int id, char kind, int value)
 {
 	unsigned long irqflags;
 
@@ -118,10 +147,15 @@ static void ut_log_add(int id, char kind)
 	if (ut_log_len < UT_LOG_MAX) {
 		ut_log[ut_log_len].id = id;
 		ut_log[ut_log_len].kind = kind;
-		ut_log[ut_log_len].tgid = task_tgid_nr(current);
+		ut_log[ut_log_len].tgid = value;
 		ut_log_len++;
 	}
 	spin_unlock_irqrestore(&ut_log_lock, irqflags);
+}
+
+static void ut_log_add(int id, char kind)
+{
+	ut_log_value(id, kind, task_tgid_nr(current));
 }
 
 /*
@@ -140,6 +174,11 @@ static void ut_set_first_arg(struct pt_regs *regs, unsigned long val)
 {
 	regs->regs[0] = val;
 }
+
+static long ut_first_arg(struct pt_regs *regs)
+{
+	return regs->regs[0];
+}
 #else
 static void ut_skip_function(struct pt_regs *regs, unsigned long val)
 {
@@ -156,6 +195,19 @@ static void ut_set_first_arg(struct pt_regs *regs, unsigned long val)
 {
 	regs->di = val;
 }
+
+static long ut_first_arg(struct pt_regs *regs)
+{
+	return regs->di;
+}
+#endif
+
+#ifdef UT_HAVE_PID
+static void ut_onhit(struct ut_consumer *c);
+#else
+static void ut_onhit(struct ut_consumer *c)
+{
+}
 #endif
 
 static int ut_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
@@ -164,7 +216,9 @@ static int ut_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 
 	atomic_inc(&c->running);
 	atomic_long_inc(&c->hits);
+	atomic_long_add(ut_first_arg(regs), &c->argsum);
 	ut_log_add(c->id, 'h');
+	ut_onhit(c);
 	if (c->flags & UT_SLEEP)
 		msleep(c->sleep_ms);
 	atomic_dec(&c->running);
@@ -181,6 +235,7 @@ static int ut_ret_handler(struct uprobe_consumer *uc, unsigned long func,
 	struct ut_consumer *c = container_of(uc, struct ut_consumer, uc);
 
 	atomic_long_inc(&c->rets);
+	atomic_long_add(regs_return_value(regs), &c->retsum);
 	WRITE_ONCE(c->func, func);
 	ut_log_add(c->id, 'r');
 	return 0;
@@ -277,8 +332,16 @@ static int ut_parse_request(struct ut_request *req, char *args)
 	return err;
 }
 
+#ifdef UT_HAVE_PID
+static void ut_notify(struct uprobe_consumer *uc, struct uprobe *uprobe,
+		      enum uprobe_notice what, int err);
+#endif
+
 static void ut_consumer_setup(struct ut_consumer *c, const struct ut_request *req)
 {
+	if (c->detached)
+		uprobe_unregister_sync();
+	c->detached = false;
 	memset(&c->uc, 0, sizeof(c->uc));
 	if (req->flags & UT_HANDLER)
 		c->uc.handler = ut_handler;
@@ -286,6 +349,13 @@ static void ut_consumer_setup(struct ut_consumer *c, const struct ut_request *re
 		c->uc.ret_handler = ut_ret_handler;
 	if (req->flags & UT_FILTER)
 		c->uc.filter = ut_filter;
+#ifdef UT_HAVE_PID
+	c->uc.notify = ut_notify;
+#endif
+	atomic_long_set(&c->argsum, 0);
+	atomic_long_set(&c->retsum, 0);
+	atomic_set(&c->then_reg, 0);
+	atomic_set(&c->then_unreg, 0);
 	c->flags = req->flags;
 	c->ax = req->ax;
 	c->di = req->di;
@@ -330,15 +400,25 @@ err_path:
 	return err;
 }
 
+/* Drops what slot @c holds besides its probe: its file, its filter's mm, its request. */
+static void ut_release(struct ut_consumer *c)
+{
+	if (c->mm)
+		mmdrop(c->mm);
+	c->mm = NULL;
+	if (!(c->flags & UT_BY_PID))
+		path_put(&c->path);
+	kfree(c->req);
+	c->req = NULL;
+	c->prepared = false;
+}
+
 static void ut_unregister(struct ut_consumer *c)
 {
 	uprobe_unregister_nosync(c->uprobe, &c->uc);
 	uprobe_unregister_sync();
 	c->uprobe = NULL;
-	if (c->mm)
-		mmdrop(c->mm);
-	c->mm = NULL;
-	path_put(&c->path);
+	ut_release(c);
 }
 
 /* The consumer slot named by the next token of @args. */
@@ -438,6 +518,175 @@ static int ut_cmd_batch(char *args)
 }
 #endif
 
+#ifdef UT_HAVE_PID
+/* "PID VADDR [options]" of a "pid" command, in @req. */
+static int ut_parse_pid_request(struct ut_request *req, char *args)
+{
+	char *pid = strsep(&args, " "), *addr = strsep(&args, " "), *tok;
+	int err;
+
+	memset(req, 0, sizeof(*req));
+	if (!pid || !addr)
+		return -EINVAL;
+	err = kstrtoint(pid, 0, &req->pid) ?: kstrtoll(addr, 0, &req->offset);
+	while (!err && (tok = strsep(&args, " ")))
+		if (*tok)
+			err = ut_parse_option(req, tok);
+	/* The process is the pid's: no filter of ours. */
+	if (!err && ((req->flags & UT_FILTER) || !(req->flags & (UT_HANDLER | UT_RET))))
+		err = -EINVAL;
+	req->flags |= UT_BY_PID;
+	return err;
+}
+
+static int ut_cmd_pid(char *args)
+{
+	struct ut_consumer *c = ut_slot(&args);
+	struct ut_request req;
+	struct uprobe *uprobe;
+	int err;
+
+	if (!c || !args)
+		return -EINVAL;
+	if (c->uprobe || c->prepared)
+		return -EBUSY;
+	err = ut_parse_pid_request(&req, args);
+	if (err)
+		return err;
+	c->mm = NULL;
+	ut_consumer_setup(c, &req);
+	uprobe = uprobe_register_pid(req.pid, req.offset, &c->uc);
+	if (IS_ERR(uprobe))
+		return PTR_ERR(uprobe);
+	c->uprobe = uprobe;
+	return 0;
+}
+
+static int ut_cmd_prep(char *args)
+{
+	struct ut_consumer *c = ut_slot(&args);
+	struct ut_request *req;
+	int err;
+
+	if (!c || !args)
+		return -EINVAL;
+	if (c->uprobe || c->prepared)
+		return -EBUSY;
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	if (str_has_prefix(args, "pid ")) {
+		err = ut_parse_pid_request(req, args + 4);
+	} else {
+		err = ut_parse_request(req, args);
+		if (!err)
+			err = kern_path(req->path, LOOKUP_FOLLOW, &c->path);
+		req->path = NULL;	/* the command's buffer */
+	}
+	if (err) {
+		kfree(req);
+		return err;
+	}
+	c->mm = NULL;
+	ut_consumer_setup(c, req);
+	c->req = req;
+	c->prepared = true;
+	return 0;
+}
+
+static int ut_cmd_onhit(char *args)
+{
+	struct ut_consumer *c = ut_slot(&args);
+	unsigned int id;
+	char *tok;
+
+	if (!c || !args)
+		return -EINVAL;
+	if (!c->uprobe)
+		return -ENOENT;
+	while ((tok = strsep(&args, " "))) {
+		if (!strcmp(tok, "unreg")) {
+			atomic_set(&c->then_unreg, 1);
+			continue;
+		}
+		if (!str_has_prefix(tok, "reg=") || kstrtouint(tok + 4, 0, &id) ||
+		    id >= UT_MAX || !ut_consumers[id].prepared || ut_consumers[id].uprobe)
+			return -EINVAL;
+		atomic_set(&c->then_reg, id + 1);
+	}
+	return 0;
+}
+
+/* Registers slot @c as "prep" noted it. */
+static struct uprobe *ut_register_prepared(struct ut_consumer *c)
+{
+	const struct ut_request *req = c->req;
+
+	if (req->flags & UT_BY_PID)
+		return uprobe_register_pid(req->pid, req->offset, &c->uc);
+	return uprobe_register(d_real_inode(c->path.dentry), req->offset,
+			       req->ref_ctr_offset, &c->uc);
+}
+
+/* In @c's handler: what "onhit" asked, once. */
+static void ut_onhit(struct ut_consumer *c)
+{
+	int slot = atomic_xchg(&c->then_reg, 0);
+	struct uprobe *uprobe;
+
+	if (slot) {
+		uprobe = ut_register_prepared(&ut_consumers[slot - 1]);
+		ut_log_value(slot - 1, 'q', PTR_ERR_OR_ZERO(uprobe));
+		/* Registered at once: not what the API says, but kept. */
+		if (!IS_ERR(uprobe))
+			WRITE_ONCE(ut_consumers[slot - 1].uprobe, uprobe);
+	}
+	if (atomic_xchg(&c->then_unreg, 0)) {
+		uprobe_unregister_nosync(c->uprobe, &c->uc);
+		ut_log_value(c->id, 'u', 0);
+	}
+}
+
+static void ut_notify(struct uprobe_consumer *uc, struct uprobe *uprobe,
+		      enum uprobe_notice what, int err)
+{
+	struct ut_consumer *c = container_of(uc, struct ut_consumer, uc);
+
+	switch (what) {
+	case UPROBE_NOTICE_REGISTERED:
+		ut_log_value(c->id, 'R', err);
+		if (!err)
+			WRITE_ONCE(c->uprobe, uprobe);
+		break;
+	case UPROBE_NOTICE_UNREGISTERED:
+		ut_log_value(c->id, 'U', err);
+		/* Before the slot is used again: uprobe_unregister_sync(). */
+		c->detached = true;
+		WRITE_ONCE(c->uprobe, NULL);
+		ut_release(c);
+		break;
+	case UPROBE_NOTICE_LOST:
+		ut_log_value(c->id, 'L', err);
+		break;
+	}
+}
+#else
+static int ut_cmd_pid(char *args)
+{
+	return -EOPNOTSUPP;
+}
+
+static int ut_cmd_prep(char *args)
+{
+	return -EOPNOTSUPP;
+}
+
+static int ut_cmd_onhit(char *args)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 static int ut_cmd_unreg(char *args)
 {
 	struct ut_consumer *c = ut_slot(&args);
@@ -515,6 +764,12 @@ static int ut_command(char *cmd)
 		return ut_cmd_apply(cmd);
 	if (!strcmp(verb, "filter"))
 		return ut_cmd_filter(cmd);
+	if (!strcmp(verb, "pid"))
+		return ut_cmd_pid(cmd);
+	if (!strcmp(verb, "prep"))
+		return ut_cmd_prep(cmd);
+	if (!strcmp(verb, "onhit"))
+		return ut_cmd_onhit(cmd);
 	if (!strcmp(verb, "reset") && !cmd) {
 		ut_reset();
 		return 0;
@@ -560,6 +815,17 @@ static int ut_counts_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ut_counts);
+
+static int ut_sums_show(struct seq_file *m, void *unused)
+{
+	int i;
+
+	for (i = 0; i < UT_MAX; i++)
+		seq_printf(m, "%d %ld %ld\n", i, atomic_long_read(&ut_consumers[i].argsum),
+			   atomic_long_read(&ut_consumers[i].retsum));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ut_sums);
 
 static int ut_log_show(struct seq_file *m, void *unused)
 {
@@ -617,6 +883,7 @@ static int __init ut_init(void)
 	debugfs_create_file("ctl", 0200, ut_dir, NULL, &ut_ctl_fops);
 	debugfs_create_file("counts", 0444, ut_dir, NULL, &ut_counts_fops);
 	debugfs_create_file("log", 0444, ut_dir, NULL, &ut_log_fops);
+	debugfs_create_file("sums", 0444, ut_dir, NULL, &ut_sums_fops);
 	return 0;
 }
 
@@ -626,10 +893,15 @@ static void __exit ut_exit(void)
 
 	debugfs_remove_recursive(ut_dir);
 	mutex_lock(&ut_mutex);
-	for (i = 0; i < UT_MAX; i++)
+	for (i = 0; i < UT_MAX; i++) {
 		if (ut_consumers[i].uprobe)
 			ut_unregister(&ut_consumers[i]);
+		else if (ut_consumers[i].prepared)
+			ut_release(&ut_consumers[i]);
+	}
 	mutex_unlock(&ut_mutex);
+	/* Consumers their handlers unregistered may still run handlers. */
+	uprobe_unregister_sync();
 	kfree(ut_log);
 }
 
