@@ -28,6 +28,7 @@ suites=(
 	"uprobe_events      -       ./uprobe_events"
 	"uprobe_perf        -       ./uprobe_perf"
 	"uprobe_api         -       ./uprobe_api"
+	"uprobe_process     -       ./uprobe_process"
 	"uprobe_lifecycle   -       ./uprobe_lifecycle"
 	"uprobe_uretprobe   -       ./uprobe_uretprobe"
 	"uprobe_refctr      -       ./uprobe_refctr"

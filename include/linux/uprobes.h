@@ -339,6 +339,9 @@ int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
  *   arch_uprobe_xol_vaddr()	default: anywhere in the mm
  *   arch_uprobe_sync_mm()	default: nothing (CPUs see new text by the
  *				architecture's cache rules)
+ *   arch_uprobe_insn_len()	default: UPROBE_SWBP_INSN_SIZE (the length of
+ *				the analysed instruction, for probes in
+ *				anonymous memory, whose code may be rewritten)
  * arm's set_swbp() writes a breakpoint with the instruction's condition
  * through uprobe_write_opcode(); this core writes UPROBE_SWBP_INSN, and
  * tells a breakpoint by is_swbp_insn().
@@ -387,6 +390,7 @@ bool is_swbp_insn(uprobe_opcode_t *insn);
 bool is_trap_insn(uprobe_opcode_t *insn);
 unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len);
 void arch_uprobe_sync_mm(struct mm_struct *mm);
+unsigned int arch_uprobe_insn_len(struct arch_uprobe *auprobe);
 int set_swbp(struct arch_uprobe *auprobe, struct mm_struct *mm, unsigned long vaddr);
 
 /*

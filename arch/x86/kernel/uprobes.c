@@ -862,6 +862,17 @@ static bool uprobe_emulate_kind(struct arch_uprobe *aup, struct pt_regs *regs)
 }
 
 /**
+ * arch_uprobe_insn_len - the length of the probed instruction
+ * @aup: the analysed instruction
+ *
+ * Return: its length in bytes: x86 instructions are 1 to 15.
+ */
+unsigned int arch_uprobe_insn_len(struct arch_uprobe *aup)
+{
+	return aup->len;
+}
+
+/**
  * arch_uprobe_skip_sstep - carry out the probed instruction without running it
  * @aup: the probed instruction
  * @regs: the task's registers, with regs->ip at the probed address

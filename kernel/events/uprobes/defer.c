@@ -133,8 +133,8 @@ static void run_one(struct uprobe_deferred *d)
 	int err = 0;
 
 	if (d->unregister) {
+		/* @uc stays leaving: a hit may still find it on the list. */
 		uprobe_unregister_nosync(uprobe, uc);
-		WRITE_ONCE(uc->leaving, false);
 		what = UPROBE_NOTICE_UNREGISTERED;
 	} else {
 		if (d->inode)

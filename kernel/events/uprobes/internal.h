@@ -247,7 +247,6 @@ void anon_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long 
 void anon_fork_start(struct mm_struct *oldmm, struct mm_struct *mm);
 void anon_fork_end(struct mm_struct *mm);
 void anon_fork_drop(struct mm_struct *mm);
-unsigned int arch_uprobe_insn_len(struct arch_uprobe *auprobe);
 
 /* defer.c */
 bool in_uprobe_callback(void);

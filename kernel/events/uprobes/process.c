@@ -57,6 +57,10 @@
  * register_rwsem.
  */
 
+#include <linux/sched/task.h>
+#include <linux/sort.h>
+#include <linux/uaccess.h>
+
 #include "internal.h"
 
 /* ---------------------------------------------------------------------
@@ -560,6 +564,7 @@ static struct uprobe *register_anon(struct mm_struct *mm, unsigned long vaddr,
 	if (IS_ERR(uprobe))
 		return uprobe;
 	uc->mm = mm;
+	uc->leaving = false;
 	list_add_tail_rcu(&uc->cons_node, &uprobe->consumers);
 	err = walk_anon(uprobe, uc);
 	if (err)

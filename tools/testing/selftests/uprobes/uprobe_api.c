@@ -96,78 +96,6 @@ static int reg_pid(int id, const void *fn, const char *opts, pid_t pid)
 		   pid);
 }
 
-struct counts {
-	long hits, rets;
-	unsigned long func;
-	int running;
-};
-
-static struct counts read_counts(int id)
-{
-	struct counts c = { -1, -1, 0, -1 };
-	FILE *f = fopen(TEST_MOD_DIR "/counts", "r");
-	int i = -1;
-
-	if (!f)
-		return c;
-	while (fscanf(f, "%d %ld %ld %lx %d", &i, &c.hits, &c.rets, &c.func, &c.running) == 5)
-		if (i == id)
-			break;
-	if (i != id) {
-		c.hits = -1;
-		c.rets = -1;
-	}
-	fclose(f);
-	return c;
-}
-
-static long hits(int id)
-{
-	return read_counts(id).hits;
-}
-
-/* The handler log, "ID h|r TGID" lines, as one string (static storage). */
-static const char *handler_log(void)
-{
-	static char buf[65536];
-	int fd = open(TEST_MOD_DIR "/log", O_RDONLY | O_CLOEXEC);
-	ssize_t n, len = 0;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return buf;
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-	return buf;
-}
-
-/*
- * How many handler log lines are of consumer @id (any if -1), of kind @kind,
- * by process @tgid.
- */
-static int log_count_id(int id, char kind, pid_t tgid)
-{
-	const char *line = handler_log();
-	int n = 0, i, t;
-	char k;
-
-	while (line && sscanf(line, "%d %c %d", &i, &k, &t) == 3) {
-		if ((id < 0 || i == id) && k == kind && t == tgid)
-			n++;
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	return n;
-}
-
-static int log_count(char kind, pid_t tgid)
-{
-	return log_count_id(-1, kind, tgid);
-}
-
 /* Forks a child that calls api_add() @n times; returns its pid once it ended. */
 static pid_t fork_caller(int n)
 {
@@ -245,23 +173,23 @@ close:
 TEST_F(api, handler_counts_hits)
 {
 	ASSERT_EQ(0, reg(0, api_add, "h"));
-	EXPECT_EQ(0, hits(0));
+	EXPECT_EQ(0, test_mod_hits(0));
 	call_add(100);
-	EXPECT_EQ(100, hits(0));
-	EXPECT_EQ(0, read_counts(0).rets);
+	EXPECT_EQ(100, test_mod_hits(0));
+	EXPECT_EQ(0, test_mod_counts(0).rets);
 	EXPECT_EQ(42, api_add(40, 2));
-	EXPECT_EQ(101, hits(0));
-	EXPECT_EQ(101, log_count('h', getpid()));
+	EXPECT_EQ(101, test_mod_hits(0));
+	EXPECT_EQ(101, test_mod_log_count(-1, 'h', getpid()));
 }
 
 /* A ret_handler runs once per return and gets the probed function's address. */
 TEST_F(api, ret_handler_counts_returns)
 {
-	struct counts c;
+	struct test_mod_counts c;
 
 	ASSERT_EQ(0, reg(0, api_add, "r"));
 	call_add(50);
-	c = read_counts(0);
+	c = test_mod_counts(0);
 	EXPECT_EQ(0, c.hits);
 	EXPECT_EQ(50, c.rets);
 	EXPECT_EQ((unsigned long)api_add, c.func);
@@ -273,15 +201,15 @@ TEST_F(api, handler_then_ret_handler)
 {
 	pid_t me = getpid();
 	char want[256];
-	struct counts c;
+	struct test_mod_counts c;
 
 	ASSERT_EQ(0, reg(0, api_add, "h r"));
 	call_add(2);
-	c = read_counts(0);
+	c = test_mod_counts(0);
 	EXPECT_EQ(2, c.hits);
 	EXPECT_EQ(2, c.rets);
 	snprintf(want, sizeof(want), "0 h %d\n0 r %d\n0 h %d\n0 r %d\n", me, me, me, me);
-	EXPECT_STREQ(want, handler_log());
+	EXPECT_STREQ(want, test_mod_log());
 }
 
 /*
@@ -293,13 +221,13 @@ TEST_F(api, filter_excludes_other_process)
 {
 	ASSERT_EQ(0, reg_pid(0, api_add, "h", getpid()));
 	ASSERT_EQ(0, exec_caller(10));
-	EXPECT_EQ(0, hits(0));
+	EXPECT_EQ(0, test_mod_hits(0));
 	call_add(3);
-	EXPECT_EQ(3, hits(0));
+	EXPECT_EQ(3, test_mod_hits(0));
 	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
 	ASSERT_EQ(0, reg(0, api_add, "h"));
 	ASSERT_EQ(0, exec_caller(10));
-	EXPECT_EQ(10, hits(0));
+	EXPECT_EQ(10, test_mod_hits(0));
 }
 
 /*
@@ -315,8 +243,8 @@ TEST_F(api, filter_is_a_hint)
 	ASSERT_EQ(0, reg(1, api_add, "h"));
 	child = fork_caller(4);
 	ASSERT_LT(0, child);
-	EXPECT_EQ(4, log_count_id(0, 'h', child));
-	EXPECT_EQ(4, log_count_id(1, 'h', child));
+	EXPECT_EQ(4, test_mod_log_count(0, 'h', child));
+	EXPECT_EQ(4, test_mod_log_count(1, 'h', child));
 }
 
 /*
@@ -330,10 +258,10 @@ TEST_F(api, filter_forked_child_inherits)
 	ASSERT_EQ(0, reg_pid(0, api_add, "h", getpid()));
 	child = fork_caller(5);
 	ASSERT_LT(0, child);
-	EXPECT_EQ(5, log_count('h', child));
+	EXPECT_EQ(5, test_mod_log_count(-1, 'h', child));
 	call_add(2);
-	EXPECT_EQ(2, log_count('h', getpid()));
-	EXPECT_EQ(7, hits(0));
+	EXPECT_EQ(2, test_mod_log_count(-1, 'h', getpid()));
+	EXPECT_EQ(7, test_mod_hits(0));
 }
 
 /*
@@ -348,10 +276,10 @@ TEST_F(api, handler_remove_in_filtered_out_child)
 	ASSERT_EQ(0, reg_pid(0, api_add, "remove", getpid()));
 	child = fork_caller(5);
 	ASSERT_LT(0, child);
-	EXPECT_EQ(1, log_count('h', child));
+	EXPECT_EQ(1, test_mod_log_count(-1, 'h', child));
 	call_add(3);
-	EXPECT_EQ(3, log_count('h', getpid()));
-	EXPECT_EQ(4, hits(0));
+	EXPECT_EQ(3, test_mod_log_count(-1, 'h', getpid()));
+	EXPECT_EQ(4, test_mod_hits(0));
 }
 
 /* UPROBE_HANDLER_REMOVE where the (absent) filter admits the process: kept. */
@@ -359,7 +287,7 @@ TEST_F(api, handler_remove_kept_when_admitted)
 {
 	ASSERT_EQ(0, reg(0, api_add, "remove"));
 	call_add(5);
-	EXPECT_EQ(5, hits(0));
+	EXPECT_EQ(5, test_mod_hits(0));
 }
 
 /* The handler log of one hit on consumers @ids (in that order) by @pid. */
@@ -387,13 +315,13 @@ TEST_F(api, consumers_run_in_order)
 	ASSERT_EQ(0, reg(2, api_add, "h"));
 	call_add(1);
 	log_of(want, sizeof(want), order[0], me);
-	EXPECT_STREQ(want, handler_log());
+	EXPECT_STREQ(want, test_mod_log());
 	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
 	ASSERT_EQ(0, reg(0, api_add, "h"));
 	ASSERT_EQ(0, test_mod_ctl("reset"));
 	call_add(1);
 	log_of(want, sizeof(want), order[1], me);
-	EXPECT_STREQ(want, handler_log());
+	EXPECT_STREQ(want, test_mod_log());
 }
 
 /*
@@ -409,7 +337,7 @@ TEST_F(api, handler_skips_function)
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(1234, api_body(i));
 	EXPECT_EQ(0, api_body_runs);
-	EXPECT_EQ(3, hits(0));
+	EXPECT_EQ(3, test_mod_hits(0));
 	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
 	EXPECT_EQ(5, api_body(5));
 	EXPECT_EQ(1, api_body_runs);
@@ -424,7 +352,7 @@ TEST_F(api, handler_changes_argument)
 	EXPECT_EQ(1007, api_add(-50, 7));
 	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
 	EXPECT_EQ(3, api_add(1, 2));
-	EXPECT_EQ(2, hits(0));
+	EXPECT_EQ(2, test_mod_hits(0));
 }
 
 /*
@@ -437,28 +365,28 @@ TEST_F(api, apply_removes_and_adds)
 
 	ASSERT_EQ(0, reg_pid(0, api_add, "h", getpid()));
 	call_add(5);
-	ASSERT_EQ(5, hits(0));
+	ASSERT_EQ(5, test_mod_hits(0));
 	err = test_mod_ctl("apply 0 0");
 	if (err == -EOPNOTSUPP)
 		SKIP(return, "the module could not find uprobe_apply()");
 	ASSERT_EQ(0, err);
 	call_add(5);
-	EXPECT_EQ(10, hits(0)) TH_LOG("apply(false) while the filter admits us");
+	EXPECT_EQ(10, test_mod_hits(0)) TH_LOG("apply(false) while the filter admits us");
 	ASSERT_EQ(0, test_mod_ctl("filter 0 0"));
 	call_add(5);
-	EXPECT_EQ(15, hits(0)) TH_LOG("a filter change alone removes nothing");
+	EXPECT_EQ(15, test_mod_hits(0)) TH_LOG("a filter change alone removes nothing");
 	ASSERT_EQ(0, test_mod_ctl("apply 0 0"));
 	call_add(5);
-	EXPECT_EQ(15, hits(0)) TH_LOG("apply(false) once the filter rejects us");
+	EXPECT_EQ(15, test_mod_hits(0)) TH_LOG("apply(false) once the filter rejects us");
 	ASSERT_EQ(0, test_mod_ctl("apply 0 1"));
 	call_add(5);
-	EXPECT_EQ(15, hits(0)) TH_LOG("apply(true) while the filter rejects us");
+	EXPECT_EQ(15, test_mod_hits(0)) TH_LOG("apply(true) while the filter rejects us");
 	ASSERT_EQ(0, test_mod_ctl("filter 0 %d", getpid()));
 	call_add(5);
-	EXPECT_EQ(15, hits(0)) TH_LOG("a filter change alone adds nothing");
+	EXPECT_EQ(15, test_mod_hits(0)) TH_LOG("a filter change alone adds nothing");
 	ASSERT_EQ(0, test_mod_ctl("apply 0 1"));
 	call_add(5);
-	EXPECT_EQ(20, hits(0)) TH_LOG("apply(true) once the filter admits us");
+	EXPECT_EQ(20, test_mod_hits(0)) TH_LOG("apply(true) once the filter admits us");
 }
 
 /* After unregistering, no more hits; registering again brings them back. */
@@ -468,13 +396,13 @@ TEST_F(api, unregister_stops_hits)
 	call_add(3);
 	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
 	call_add(3);
-	EXPECT_EQ(3, hits(0));
-	EXPECT_EQ(3, read_counts(0).rets);
+	EXPECT_EQ(3, test_mod_hits(0));
+	EXPECT_EQ(3, test_mod_counts(0).rets);
 	EXPECT_EQ(5, api_add(2, 3));
 	ASSERT_EQ(0, reg(1, api_add, "h"));
 	call_add(2);
-	EXPECT_EQ(3, hits(0));
-	EXPECT_EQ(2, hits(1));
+	EXPECT_EQ(3, test_mod_hits(0));
+	EXPECT_EQ(2, test_mod_hits(1));
 }
 
 static void *add_in_thread(void *arg)
@@ -496,15 +424,15 @@ TEST_F(api, unregister_waits_for_sleeping_handler)
 
 	ASSERT_EQ(0, reg(0, api_add, "sleep=500"));
 	ASSERT_EQ(0, pthread_create(&thread, NULL, add_in_thread, &sum));
-	for (i = 0; i < 500 && read_counts(0).running != 1; i++)
+	for (i = 0; i < 500 && test_mod_counts(0).running != 1; i++)
 		usleep(10000);
-	ASSERT_EQ(1, read_counts(0).running) TH_LOG("the handler never started");
+	ASSERT_EQ(1, test_mod_counts(0).running) TH_LOG("the handler never started");
 	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
-	EXPECT_EQ(0, read_counts(0).running) TH_LOG("a handler runs past its unregister");
+	EXPECT_EQ(0, test_mod_counts(0).running) TH_LOG("a handler runs past its unregister");
 	ASSERT_EQ(0, pthread_join(thread, NULL));
 	EXPECT_EQ(5, sum);
 	call_add(3);
-	EXPECT_EQ(1, hits(0));
+	EXPECT_EQ(1, test_mod_hits(0));
 }
 
 /*
@@ -527,9 +455,9 @@ TEST_F(api, unload_unregisters)
 	ASSERT_EQ(0, mod_load());
 	self->loaded = true;
 	call_add(2);
-	EXPECT_EQ(0, hits(0));
-	EXPECT_EQ(0, hits(1));
-	EXPECT_STREQ("", handler_log());
+	EXPECT_EQ(0, test_mod_hits(0));
+	EXPECT_EQ(0, test_mod_hits(1));
+	EXPECT_STREQ("", test_mod_log());
 }
 
 /* An offset beyond the end of the file is refused with -EINVAL. */
@@ -542,7 +470,7 @@ TEST_F(api, register_beyond_file)
 	EXPECT_EQ(-EINVAL, reg_at(0, st.st_size + 1, "h"));
 	EXPECT_EQ(0, reg(0, api_add, "h"));
 	call_add(1);
-	EXPECT_EQ(1, hits(0));
+	EXPECT_EQ(1, test_mod_hits(0));
 }
 
 /*
@@ -566,11 +494,11 @@ TEST_F(api, register_mid_instruction)
 	EXPECT_EQ(-EINVAL, err);
 #endif
 	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
-	EXPECT_EQ(0, hits(0));
+	EXPECT_EQ(0, test_mod_hits(0));
 	/* The slot stayed free and the instruction start is accepted. */
 	EXPECT_EQ(0, reg_at(0, start, "h"));
 	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
-	EXPECT_EQ(1, hits(0));
+	EXPECT_EQ(1, test_mod_hits(0));
 }
 
 /*
@@ -596,9 +524,9 @@ TEST_F(api, batch_fails_half_way)
 	call_add(3);
 	EXPECT_EQ(5, api_body(5));
 	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
-	EXPECT_EQ(3, hits(0));
-	EXPECT_EQ(1, hits(1));
-	EXPECT_EQ(1, hits(2));
+	EXPECT_EQ(3, test_mod_hits(0));
+	EXPECT_EQ(1, test_mod_hits(1));
+	EXPECT_EQ(1, test_mod_hits(2));
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(0, test_mod_ctl("unreg %d", i)) TH_LOG("consumer %d", i);
 	EXPECT_TRUE(text_as_in_file(api_add));
@@ -618,10 +546,10 @@ TEST_F(api, batch_fails_half_way)
 	EXPECT_EQ(5, api_body(5));
 	EXPECT_EQ(0xccccccccccccccccUL, (unsigned long)api_movabs());
 	for (i = 0; i < 4; i++) {
-		EXPECT_EQ(0, hits(i)) TH_LOG("consumer %d", i);
+		EXPECT_EQ(0, test_mod_hits(i)) TH_LOG("consumer %d", i);
 		EXPECT_EQ(-ENOENT, test_mod_ctl("unreg %d", i)) TH_LOG("consumer %d", i);
 	}
-	EXPECT_EQ(0, log_count('h', getpid()));
+	EXPECT_EQ(0, test_mod_log_count(-1, 'h', getpid()));
 }
 
 int main(int argc, char **argv)

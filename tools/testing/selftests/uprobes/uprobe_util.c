@@ -674,6 +674,78 @@ int test_mod_ctl(const char *fmt, ...)
 	return err;
 }
 
+struct test_mod_counts test_mod_counts(int id)
+{
+	struct test_mod_counts c = { -1, -1, 0, -1 };
+	FILE *f = fopen(TEST_MOD_DIR "/counts", "r");
+	int i = -1;
+
+	if (!f)
+		return c;
+	while (fscanf(f, "%d %ld %ld %lx %d", &i, &c.hits, &c.rets, &c.func, &c.running) == 5)
+		if (i == id)
+			break;
+	if (i != id) {
+		c.hits = -1;
+		c.rets = -1;
+	}
+	fclose(f);
+	return c;
+}
+
+long test_mod_hits(int id)
+{
+	return test_mod_counts(id).hits;
+}
+
+int test_mod_sums(int id, long *args, long *rets)
+{
+	FILE *f = fopen(TEST_MOD_DIR "/sums", "r");
+	int i, err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%d %ld %ld", &i, args, rets) == 3)
+		if (i == id) {
+			err = 0;
+			break;
+		}
+	fclose(f);
+	return err;
+}
+
+const char *test_mod_log(void)
+{
+	static char buf[65536];
+	int fd = open(TEST_MOD_DIR "/log", O_RDONLY | O_CLOEXEC);
+	ssize_t n, len = 0;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return buf;
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+	return buf;
+}
+
+int test_mod_log_count(int id, char kind, int value)
+{
+	const char *line = test_mod_log();
+	int n = 0, i, v;
+	char k;
+
+	while (line && sscanf(line, "%d %c %d", &i, &k, &v) == 3) {
+		if ((id < 0 || i == id) && k == kind && v == value)
+			n++;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return n;
+}
+
 int copy_file(const char *from, char *tmpl, int suffixlen)
 {
 	char buf[65536];

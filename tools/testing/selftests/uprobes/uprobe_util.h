@@ -171,6 +171,23 @@ int kmod_unload(const char *name);
 #define TEST_MOD_DIR	"/sys/kernel/debug/uprobe_test"
 /* Writes one printf-formatted command to the test module; 0 or -errno. */
 int test_mod_ctl(const char *fmt, ...) __printf(1, 2);
+/* A line of the test module's "counts": a consumer slot's. */
+struct test_mod_counts {
+	long hits, rets;
+	unsigned long func;
+	int running;
+};
+
+/* Slot @id's counts; hits and rets -1 when they cannot be read. */
+struct test_mod_counts test_mod_counts(int id);
+/* Slot @id's hits, or -1. */
+long test_mod_hits(int id);
+/* Slot @id's sums of first arguments and of return values; 0 or -errno. */
+int test_mod_sums(int id, long *args, long *rets);
+/* The test module's log, "ID KIND VALUE" lines (static storage). */
+const char *test_mod_log(void);
+/* How many log lines are of slot @id (any if -1), @kind and @value. */
+int test_mod_log_count(int id, char kind, int value);
 /* Whether module @name is loaded (listed in /sys/module). */
 bool kmod_loaded(const char *name);
 

@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_process: probes by process and address (uprobe_register_pid()),
+ * in code this program writes at run time into anonymous memory (as a JIT
+ * does) and in its own file, and registration from handlers, driven
+ * through the test module's "pid", "prep" and "onhit" commands.  Ours
+ * alone has them: on the base every test is skipped.
+ *
+ * The code written: a function that returns its argument plus one, and
+ * one that returns a constant (the constant is what a rewrite changes).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "uprobe_util.h"
+
+typedef long (*jit_fn)(long);
+
+/* Code: "return x + 1" and "return K", with K's place in the second. */
+#ifdef __aarch64__
+static const uint32_t add1_code[] = {
+	0x91000400,	/* add x0, x0, #1 */
+	0xd65f03c0,	/* ret */
+};
+
+static void const_code(uint32_t *code, uint16_t k)
+{
+	code[0] = 0x52800000 | ((uint32_t)k << 5);	/* mov w0, #k */
+	code[1] = 0xd65f03c0;				/* ret */
+}
+
+#define CONST_LEN	8
+#else
+static const uint8_t add1_code[] = {
+	0x48, 0x8d, 0x47, 0x01,	/* lea 0x1(%rdi),%rax */
+	0xc3,			/* ret */
+};
+
+static void const_code(uint8_t *code, uint16_t k)
+{
+	code[0] = 0xb8;		/* mov $k,%eax */
+	memcpy(code + 1, &(uint32_t){ k }, 4);
+	code[5] = 0xc3;		/* ret */
+}
+
+#define CONST_LEN	6
+#endif
+
+/* A page of anonymous code: where, and how long the code written is. */
+struct jit {
+	uint8_t *page;
+	size_t len;
+};
+
+static size_t page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+/* Writes @len bytes of @code at the start of @j's page, which is writable. */
+static void jit_write(struct jit *j, const void *code, size_t len)
+{
+	memcpy(j->page, code, len);
+	__builtin___clear_cache((char *)j->page, (char *)j->page + len);
+	j->len = len;
+}
+
+/*
+ * A new page holding @code: writable and executable at once (@wx false),
+ * or written, then made executable and not writable (@wx true).
+ */
+static int jit_make(struct jit *j, const void *code, size_t len, bool wx)
+{
+	int prot = PROT_READ | PROT_WRITE | (wx ? 0 : PROT_EXEC);
+
+	j->page = mmap(NULL, page_size(), prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (j->page == MAP_FAILED)
+		return -errno;
+	jit_write(j, code, len);
+	if (wx && mprotect(j->page, page_size(), PROT_READ | PROT_EXEC))
+		return -errno;
+	return 0;
+}
+
+static long jit_call(const struct jit *j, long x)
+{
+	return ((jit_fn)(uintptr_t)j->page)(x);
+}
+
+/* Registers slot @id at address @addr of process @pid, with @opts. */
+static int reg_pid(int id, pid_t pid, const void *addr, const char *opts)
+{
+	return test_mod_ctl("pid %d %d 0x%lx %s", id, pid, (unsigned long)addr, opts);
+}
+
+/* Waits up to 5 s for a log line (@id, @kind, @value): whether it came. */
+static bool log_waits_for(int id, char kind, int value)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (test_mod_log_count(id, kind, value))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+TARGET long proc_add(long a, long b)
+{
+	return a + b;
+}
+
+static void call_add(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		proc_add(i, 1);
+}
+
+FIXTURE(proc) {
+	bool loaded;
+	struct jit j;
+};
+
+FIXTURE_SETUP(proc)
+{
+	self->j.page = MAP_FAILED;
+	if (engine_is_base())
+		SKIP(return, "uprobe_register_pid() and handler-time registration are ours");
+	if (!getenv("UPROBE_TEST_MODULE"))
+		SKIP(return, "UPROBE_TEST_MODULE is not set: no test module to load");
+	ASSERT_EQ(0, kmod_load(getenv("UPROBE_TEST_MODULE"), TEST_MOD_NAME, ""));
+	self->loaded = true;
+	ASSERT_NE(0UL, self_offset(proc_add));
+}
+
+FIXTURE_TEARDOWN(proc)
+{
+	if (self->loaded)
+		EXPECT_EQ(0, kmod_unload(TEST_MOD_NAME));
+	if (self->j.page != MAP_FAILED)
+		munmap(self->j.page, page_size());
+}
+
+struct caller {
+	const struct jit *j;
+	long from, n, wrong;
+};
+
+static void *call_jit(void *arg)
+{
+	struct caller *c = arg;
+	long i;
+
+	for (i = c->from; i < c->from + c->n; i++)
+		c->wrong += jit_call(c->j, i) != i + 1;
+	return NULL;
+}
+
+/*
+ * Two threads call code in anonymous memory: every call is counted, with
+ * its argument and its result, and the results are right; unregistered,
+ * the page is exactly what the program wrote.
+ */
+TEST_F(proc, jit_counts_every_call)
+{
+	struct caller c[2] = { { &self->j, 0, 500 }, { &self->j, 1000, 500 } };
+	long args, rets, want_args = 0;
+	pthread_t t;
+	int i;
+
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h r"));
+	ASSERT_EQ(0, pthread_create(&t, NULL, call_jit, &c[0]));
+	call_jit(&c[1]);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(0, c[0].wrong + c[1].wrong);
+	EXPECT_EQ(1000, test_mod_hits(0));
+	EXPECT_EQ(1000, test_mod_counts(0).rets);
+	for (i = 0; i < 2; i++)
+		want_args += c[i].n * c[i].from + c[i].n * (c[i].n - 1) / 2;
+	ASSERT_EQ(0, test_mod_sums(0, &args, &rets));
+	EXPECT_EQ(want_args, args);
+	EXPECT_EQ(want_args + 1000, rets);
+	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
+	EXPECT_EQ(0, memcmp(self->j.page, add1_code, sizeof(add1_code)));
+	EXPECT_EQ(8, jit_call(&self->j, 7));
+	EXPECT_EQ(1000, test_mod_hits(0));
+	EXPECT_EQ(0, test_mod_log_count(0, 'L', -ESTALE));
+}
+
+#ifndef __aarch64__
+/*
+ * The program rewrites the probed instruction in writable and executable
+ * memory, keeping its first byte: the next call runs the new code with no
+ * hit, the probe is lost (-ESTALE), and the page holds what the program
+ * wrote.  (On arm64 the breakpoint is the whole instruction: a rewrite
+ * replaces it, and there is nothing to see at a hit.)
+ */
+TEST_F(proc, jit_rewrite_in_place)
+{
+	uint8_t one[CONST_LEN], two[CONST_LEN];
+
+	const_code(one, 1);
+	const_code(two, 2);
+	ASSERT_EQ(0, jit_make(&self->j, one, sizeof(one), false));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
+	EXPECT_EQ(1, jit_call(&self->j, 0));
+	EXPECT_EQ(1, test_mod_hits(0));
+	/* As a JIT patches a constant: the bytes after the opcode. */
+	memcpy(self->j.page + 1, two + 1, sizeof(two) - 1);
+	EXPECT_EQ(2, jit_call(&self->j, 0));
+	EXPECT_EQ(2, jit_call(&self->j, 0));
+	EXPECT_EQ(1, test_mod_hits(0));
+	EXPECT_TRUE(log_waits_for(0, 'L', -ESTALE));
+	EXPECT_EQ(0, memcmp(self->j.page, two, sizeof(two)));
+	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
+	EXPECT_EQ(0, memcmp(self->j.page, two, sizeof(two)));
+}
+#endif
+
+/*
+ * Write-xor-execute: made writable, the page shows the program's code (the
+ * breakpoint is held out); written anew and made executable, the new code
+ * runs, the probe is lost (-ESTALE).
+ */
+TEST_F(proc, jit_wx_rewrite)
+{
+	uint8_t one[CONST_LEN], two[CONST_LEN];
+
+	const_code((void *)one, 1);
+	const_code((void *)two, 2);
+	ASSERT_EQ(0, jit_make(&self->j, one, sizeof(one), true));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
+	EXPECT_EQ(1, jit_call(&self->j, 0));
+	ASSERT_EQ(0, mprotect(self->j.page, page_size(), PROT_READ | PROT_WRITE));
+	EXPECT_EQ(0, memcmp(self->j.page, one, sizeof(one)));
+	jit_write(&self->j, two, sizeof(two));
+	ASSERT_EQ(0, mprotect(self->j.page, page_size(), PROT_READ | PROT_EXEC));
+	EXPECT_TRUE(log_waits_for(0, 'L', -ESTALE));
+	EXPECT_EQ(2, jit_call(&self->j, 0));
+	EXPECT_EQ(1, test_mod_hits(0));
+	EXPECT_EQ(0, memcmp(self->j.page, two, sizeof(two)));
+}
+
+/* Made writable and executable again unchanged, the probe goes on. */
+TEST_F(proc, jit_wx_unchanged)
+{
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), true));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
+	EXPECT_EQ(2, jit_call(&self->j, 1));
+	ASSERT_EQ(0, mprotect(self->j.page, page_size(), PROT_READ | PROT_WRITE));
+	EXPECT_EQ(0, memcmp(self->j.page, add1_code, sizeof(add1_code)));
+	ASSERT_EQ(0, mprotect(self->j.page, page_size(), PROT_READ | PROT_EXEC));
+	EXPECT_EQ(3, jit_call(&self->j, 2));
+	EXPECT_EQ(2, test_mod_hits(0));
+	EXPECT_EQ(0, test_mod_log_count(0, 'L', -ESTALE));
+}
+
+/* Unmapped, the code is gone: the probe is lost (-ENXIO). */
+TEST_F(proc, jit_unmapped)
+{
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
+	EXPECT_EQ(2, jit_call(&self->j, 1));
+	ASSERT_EQ(0, munmap(self->j.page, page_size()));
+	self->j.page = MAP_FAILED;
+	EXPECT_TRUE(log_waits_for(0, 'L', -ENXIO));
+	EXPECT_EQ(1, test_mod_hits(0));
+}
+
+/*
+ * A child forked while the code is probed has its own copy of the page,
+ * with the program's bytes and no probe: its calls are not counted, its
+ * results are right; the parent's go on being counted.
+ */
+TEST_F(proc, jit_fork_child_not_probed)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
+	EXPECT_EQ(2, jit_call(&self->j, 1));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		bool same = !memcmp(self->j.page, add1_code, sizeof(add1_code));
+		long i, wrong = 0;
+
+		for (i = 0; i < 10; i++)
+			wrong += jit_call(&self->j, i) != i + 1;
+		_exit(same && !wrong ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("child status 0x%x", status);
+	}
+	EXPECT_EQ(0, test_mod_log_count(0, 'h', pid));
+	EXPECT_EQ(4, jit_call(&self->j, 3));
+	EXPECT_EQ(2, test_mod_hits(0));
+}
+
+/* A child that writes code and calls it on a signal, till told to exit. */
+static void jit_child(int to_parent, int from_parent)
+{
+	struct jit j;
+	char cmd;
+	long i;
+
+	if (jit_make(&j, add1_code, sizeof(add1_code), false))
+		_exit(2);
+	if (write(to_parent, &j.page, sizeof(j.page)) != sizeof(j.page))
+		_exit(3);
+	while (read(from_parent, &cmd, 1) == 1 && cmd == 'c')
+		for (i = 0; i < 5; i++)
+			if (jit_call(&j, i) != i + 1)
+				_exit(4);
+	_exit(0);
+}
+
+/*
+ * Another process's code, counted there only; when the process exits, the
+ * probe is lost (-ESRCH).
+ */
+TEST_F(proc, jit_other_process_exits)
+{
+	int up[2], down[2], status;
+	uint8_t *addr;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		jit_child(up[1], down[0]);
+	}
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ(sizeof(addr), read(up[0], &addr, sizeof(addr)));
+	ASSERT_EQ(0, reg_pid(0, pid, addr, "h"));
+	ASSERT_EQ(1, write(down[1], "c", 1));
+	ASSERT_EQ(1, write(down[1], "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(5, test_mod_log_count(0, 'h', pid));
+	EXPECT_EQ(5, test_mod_hits(0));
+	EXPECT_TRUE(log_waits_for(0, 'L', -ESRCH));
+	close(up[0]);
+	close(down[1]);
+}
+
+/*
+ * In the program's file, the probe by pid and address is the file's probe
+ * for this process alone: a child's calls are not counted.
+ */
+TEST_F(proc, file_place_one_process)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, "h"));
+	call_add(3);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		call_add(7);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, test_mod_log_count(0, 'h', pid));
+	EXPECT_EQ(3, test_mod_log_count(0, 'h', getpid()));
+	EXPECT_EQ(3, test_mod_hits(0));
+}
+
+/* A process that exited and was not reaped yet: its pid. */
+static pid_t zombie(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	usleep(100000);
+	return pid;
+}
+
+/*
+ * Each way a registration by pid is refused, with its errno, and nothing
+ * armed: the code is as written, and calls are not counted.
+ */
+TEST_F(proc, refusals)
+{
+	uint8_t *rw, *shared;
+	pid_t dead;
+
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	rw = mmap(NULL, page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	shared = mmap(NULL, page_size(), PROT_READ | PROT_WRITE | PROT_EXEC,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, rw);
+	ASSERT_NE(MAP_FAILED, shared);
+	memcpy(rw, add1_code, sizeof(add1_code));
+	memcpy(shared, add1_code, sizeof(add1_code));
+
+	dead = zombie();
+	EXPECT_EQ(-ESRCH, reg_pid(0, dead, self->j.page, "h"));
+	waitpid(dead, NULL, 0);
+	EXPECT_EQ(-ESRCH, reg_pid(0, dead, self->j.page, "h"));
+	EXPECT_EQ(-EINVAL, reg_pid(0, 2, self->j.page, "h"));	/* kthreadd */
+	EXPECT_EQ(-EFAULT, reg_pid(0, getpid(), rw, "h"));
+	EXPECT_EQ(-EFAULT, reg_pid(0, getpid(), (void *)(uintptr_t)page_size(), "h"));
+	EXPECT_EQ(-EOPNOTSUPP, reg_pid(0, getpid(), shared, "h"));
+	EXPECT_EQ(0, memcmp(rw, add1_code, sizeof(add1_code)));
+	EXPECT_EQ(0, memcmp(shared, add1_code, sizeof(add1_code)));
+	EXPECT_EQ(0, memcmp(self->j.page, add1_code, sizeof(add1_code)));
+	EXPECT_EQ(2, jit_call(&self->j, 1));
+	EXPECT_EQ(0, test_mod_hits(0));
+	munmap(rw, page_size());
+	munmap(shared, page_size());
+}
+
+/*
+ * A caller that may not ptrace the process is refused (-EACCES): a child
+ * that gave up root writes the command, on the control file opened before.
+ */
+TEST_F(proc, refused_without_ptrace_rights)
+{
+	int fd, status;
+	char cmd[128];
+	pid_t pid;
+
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	fd = open(TEST_MOD_DIR "/ctl", O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	snprintf(cmd, sizeof(cmd), "pid 0 %d 0x%lx h", getpid(), (unsigned long)self->j.page);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(2);
+		_exit(write(fd, cmd, strlen(cmd)) < 0 && errno == EACCES ? 0 : 1);
+	}
+	close(fd);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("child status 0x%x", status);
+	}
+	EXPECT_EQ(0, memcmp(self->j.page, add1_code, sizeof(add1_code)));
+	EXPECT_EQ(2, jit_call(&self->j, 1));
+	EXPECT_EQ(0, test_mod_hits(0));
+}
+
+/* Prepares slot @id on proc_add, for "onhit". */
+static int prep_add(int id, const char *opts)
+{
+	return test_mod_ctl("prep %d %s 0x%lx %s", id, self_path(), self_offset(proc_add), opts);
+}
+
+/*
+ * A handler registers a second consumer: the call says -EINPROGRESS, the
+ * registration is done when the hit is over (the call has returned), and
+ * the new consumer counts from the next hit on.
+ */
+TEST_F(proc, handler_registers)
+{
+	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, "h"));
+	ASSERT_EQ(0, prep_add(1, "h"));
+	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1"));
+	call_add(1);
+	EXPECT_EQ(1, test_mod_log_count(1, 'q', -EINPROGRESS));
+	EXPECT_EQ(1, test_mod_log_count(1, 'R', 0));
+	EXPECT_EQ(0, test_mod_hits(1));
+	call_add(10);
+	EXPECT_EQ(11, test_mod_hits(0));
+	EXPECT_EQ(10, test_mod_hits(1));
+}
+
+/* A handler unregisters its own consumer: no hit of it after that one. */
+TEST_F(proc, handler_unregisters_itself)
+{
+	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, "h"));
+	ASSERT_EQ(0, test_mod_ctl("onhit 0 unreg"));
+	call_add(1);
+	EXPECT_EQ(1, test_mod_log_count(0, 'u', 0));
+	EXPECT_EQ(1, test_mod_log_count(0, 'U', 0));
+	call_add(10);
+	EXPECT_EQ(1, test_mod_hits(0));
+	EXPECT_EQ(-ENOENT, test_mod_ctl("unreg 0"));
+}
+
+/*
+ * In one hit, a handler registers a consumer at its own place and
+ * unregisters itself: the calls run in that order, so the place is never
+ * without a probe, and the new consumer counts every later call.
+ */
+TEST_F(proc, handler_swaps_itself)
+{
+	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, "h"));
+	ASSERT_EQ(0, prep_add(1, "h"));
+	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1 unreg"));
+	call_add(1);
+	EXPECT_EQ(1, test_mod_log_count(1, 'R', 0));
+	EXPECT_EQ(1, test_mod_log_count(0, 'U', 0));
+	call_add(10);
+	EXPECT_EQ(1, test_mod_hits(0));
+	EXPECT_EQ(10, test_mod_hits(1));
+}
+
+/* A handler registers a probe by address in anonymous memory. */
+TEST_F(proc, handler_registers_jit_probe)
+{
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, "h"));
+	ASSERT_EQ(0, test_mod_ctl("prep 1 pid %d 0x%lx h", getpid(),
+				  (unsigned long)self->j.page));
+	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1"));
+	call_add(1);
+	EXPECT_EQ(1, test_mod_log_count(1, 'R', 0));
+	EXPECT_EQ(6, jit_call(&self->j, 5));
+	EXPECT_EQ(1, test_mod_hits(1));
+}
+
+static void *add_in_thread(void *arg)
+{
+	call_add(200);
+	return arg;
+}
+
+/*
+ * Eight threads hit the place while one of the handlers registers another
+ * consumer and unregisters its own: each is done once, and then only the
+ * new consumer counts.
+ */
+TEST_F(proc, handler_calls_under_threads)
+{
+	long before, new_before;
+	pthread_t t[8];
+	int i;
+
+	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, "h"));
+	ASSERT_EQ(0, prep_add(1, "h"));
+	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1 unreg"));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, add_in_thread, NULL));
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, pthread_join(t[i], NULL));
+	EXPECT_EQ(1, test_mod_log_count(1, 'q', -EINPROGRESS));
+	EXPECT_EQ(1, test_mod_log_count(1, 'R', 0));
+	EXPECT_EQ(1, test_mod_log_count(0, 'u', 0));
+	EXPECT_EQ(1, test_mod_log_count(0, 'U', 0));
+	/* A call between the two is counted by neither, none by both. */
+	EXPECT_GE(1600, test_mod_hits(0) + test_mod_hits(1));
+	before = test_mod_hits(0);
+	new_before = test_mod_hits(1);
+	call_add(100);
+	EXPECT_EQ(before, test_mod_hits(0));
+	EXPECT_EQ(new_before + 100, test_mod_hits(1));
+}
+
+TEST_HARNESS_MAIN
