@@ -55,8 +55,9 @@ enum uprobe_insn_state {
  * @ANON_LOST: its place is gone (unmapped, moved, rewritten, the process
  *	gone); it is out of the tables, for good
  *
- * Transitions: LIVE -> HELD -> LIVE, and LIVE or HELD -> LOST.  Changed
- * under the mm's mmap_lock held for writing (anon_set_state()).
+ * Transitions: LIVE -> HELD -> LIVE under the mm's mmap_lock held for
+ * writing, and LIVE or HELD -> LOST under it held at least for reading
+ * (anon_set_state()): stable for a holder of it for writing.
  */
 enum anon_state {
 	ANON_LIVE,
