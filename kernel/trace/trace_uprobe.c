@@ -5,11 +5,17 @@
  *
  *	p[:[GRP/]EVENT] PATH:OFFSET[%return][%nojump][(REF_CTR_OFFSET)] [FETCHARGS]
  *	r[:[GRP/]EVENT] PATH:OFFSET[%nojump][(REF_CTR_OFFSET)] [FETCHARGS]
+ *	p[:[GRP/]EVENT] /proc/PID:ADDRESS[%return][%nojump] [FETCHARGS]
  *	-:[GRP/]EVENT [PATH:OFFSET [FETCHARGS]]
  *
  * One line makes one struct trace_uprobe: a place (the file, held by its
- * struct path so its inode lives, and an offset) and a consumer of the
- * uprobes core.  Lines with the same GRP/EVENT and the same arguments
+ * struct path so its inode lives, and an offset; or a process, held by
+ * its struct pid, and an address in it, uprobe_register_pid()) and a
+ * consumer of the uprobes core.  "/proc/PID" is only the syntax of the
+ * second kind: nothing is looked up there.  A probe by address that loses
+ * its place (the process exits, its code is unmapped or rewritten) says
+ * so in the error_log; enabled again, it is refused as the process or
+ * its code now is.  Lines with the same GRP/EVENT and the same arguments
  * share one ftrace event (one struct trace_probe_event): each place is a
  * sibling probe of it.  Parsing the arguments, the event's format and the
  * error_log are the shared trace_probe library's.
@@ -102,7 +108,8 @@ struct uprobe_return_record {
 
 /**
  * struct trace_uprobe - one probe of a uprobe event
- * @offset: the probed place, an offset in the file
+ * @offset: the probed place, an offset in the file, or an address of @pid
+ * @pid: the process of a probe by address (/proc/PID:ADDRESS), or NULL
  * @ref_ctr_offset: the file offset of its SDT semaphore, or 0
  * @filename: the file as the definition named it
  * @path: the probed file, held so that its inode stays the probe's key
@@ -120,6 +127,7 @@ struct uprobe_return_record {
  */
 struct trace_uprobe {
 	unsigned long		offset;
+	struct pid		*pid;
 	unsigned long		ref_ctr_offset;
 	char			*filename;
 	struct path		path;
@@ -150,6 +158,7 @@ struct tu_wants {
 /* The place of a definition, while it is parsed. */
 struct tu_place {
 	struct path	path;
+	struct pid	*pid;		/* a place by process and address */
 	char		*filename;
 	unsigned long	offset;
 	unsigned long	ref_ctr_offset;
@@ -220,7 +229,15 @@ static bool trace_uprobe_is_return(struct trace_uprobe *tu)
 /* Whether @tu probes @offset of @inode. */
 static bool tu_is_at(struct trace_uprobe *tu, struct inode *inode, unsigned long offset)
 {
-	return d_real_inode(tu->path.dentry) == inode && tu->offset == offset;
+	return !tu->pid && d_real_inode(tu->path.dentry) == inode && tu->offset == offset;
+}
+
+/* Whether @a and @b probe the same place. */
+static bool tu_same_place(struct trace_uprobe *a, struct trace_uprobe *b)
+{
+	if (a->pid || b->pid)
+		return a->pid == b->pid && a->offset == b->offset;
+	return tu_is_at(a, d_real_inode(b->path.dentry), b->offset);
 }
 
 static struct trace_uprobe_filter *tu_filter(struct trace_uprobe *tu)
@@ -818,10 +835,18 @@ static void tu_wait_handlers(struct trace_uprobe *tu)
 static int tu_arm(struct trace_uprobe *tu)
 {
 	struct uprobe *uprobe;
+	pid_t nr;
 
 	tu_wait_handlers(tu);
-	uprobe = uprobe_register(d_real_inode(tu->path.dentry), tu->offset,
-				 tu->ref_ctr_offset, &tu->consumer);
+	if (tu->pid) {
+		/* The process as the enabling task sees it. */
+		nr = pid_vnr(tu->pid);
+		uprobe = nr ? uprobe_register_pid(nr, tu->offset, &tu->consumer) :
+			      ERR_PTR(-ESRCH);
+	} else {
+		uprobe = uprobe_register(d_real_inode(tu->path.dentry), tu->offset,
+					 tu->ref_ctr_offset, &tu->consumer);
+	}
 	if (IS_ERR(uprobe))
 		return PTR_ERR(uprobe);
 	tu->uprobe = uprobe;
@@ -1179,6 +1204,7 @@ static int tu_init_event_call(struct trace_uprobe *tu)
 static void free_trace_uprobe_now(struct trace_uprobe *tu)
 {
 	path_put(&tu->path);
+	put_pid(tu->pid);
 	kfree(tu->filename);
 	tu_wants_free(rcu_dereference_protected(tu->wants, true));
 	trace_probe_cleanup(&tu->tp);
@@ -1214,7 +1240,40 @@ static void free_trace_uprobe(struct trace_uprobe *tu)
 static void tu_place_release(struct tu_place *place)
 {
 	path_put(&place->path);
+	put_pid(place->pid);
 	kfree(place->filename);
+}
+
+static char *tu_place_string(const struct trace_uprobe *tu);
+
+/* Why a probe by address was lost, by enum uprobe_notice's errno. */
+static const char *tu_lost_errs[] = {
+	"Probe lost: its process exited or exec'd",
+	"Probe lost: its code was unmapped or moved",
+	"Probe lost: its code was rewritten",
+};
+
+/*
+ * A probe by address lost its place: the error_log says so, with the
+ * probe's definition.  From the core's worker, under its SRCU.
+ */
+static void tu_notify(struct uprobe_consumer *uc, struct uprobe *uprobe,
+		      enum uprobe_notice what, int err)
+{
+	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
+	char *place, *cmd;
+
+	if (what != UPROBE_NOTICE_LOST)
+		return;
+	place = tu_place_string(tu);
+	cmd = place ? kasprintf(GFP_KERNEL, "%c:%s/%s %s", trace_uprobe_is_return(tu) ? 'r' : 'p',
+				trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
+				place) : NULL;
+	if (cmd)
+		tracing_log_err(NULL, "trace_uprobe", cmd, tu_lost_errs,
+				err == -ESRCH ? 0 : err == -ENXIO ? 1 : 2, 0);
+	kfree(cmd);
+	kfree(place);
 }
 
 /* A probe at @place, which it takes over (@place is emptied). */
@@ -1245,7 +1304,9 @@ static struct trace_uprobe *alloc_trace_uprobe(const char *group, const char *ev
 	tu->consumer.no_jump = place->no_jump;
 	dyn_event_init(&tu->devent, &trace_uprobe_ops);
 
+	tu->consumer.notify = tu_notify;
 	tu->path = place->path;
+	tu->pid = place->pid;
 	tu->filename = place->filename;
 	tu->offset = place->offset;
 	tu->ref_ctr_offset = place->ref_ctr_offset;
@@ -1276,12 +1337,11 @@ static struct trace_uprobe *find_probe_event(const char *event, const char *grou
 /* Whether @event already has a probe at @tu's place with its arguments. */
 static bool tu_event_has_probe(struct trace_uprobe *event, struct trace_uprobe *tu)
 {
-	struct inode *inode = d_real_inode(tu->path.dentry);
 	struct trace_uprobe *other;
 	int i;
 
 	list_for_each_entry(other, trace_probe_probe_list(&event->tp), tp.list) {
-		if (!tu_is_at(other, inode, tu->offset))
+		if (!tu_same_place(other, tu))
 			continue;
 		for (i = 0; i < tu->tp.nr_args; i++)
 			if (strcmp(other->tp.args[i].comm, tu->tp.args[i].comm))
@@ -1475,7 +1535,40 @@ static int tu_parse_offset(char *spec, char *off, struct tu_place *place)
 	return 0;
 }
 
-/* PATH:OFFSET..., the second word of the command. */
+/*
+ * "/proc/PID", the process of a place by address: held, as the writer of
+ * the command sees it.  1 when @spec is not of that form.
+ */
+static int tu_parse_process(const char *spec, struct tu_place *place)
+{
+	const char *digits = spec + strlen("/proc/");
+	int nr;
+
+	if (!str_has_prefix(spec, "/proc/") || !*digits ||
+	    strspn(digits, "0123456789") != strlen(digits))
+		return 1;
+	if (kstrtoint(digits, 10, &nr) || nr <= 0)
+		goto no_process;
+	place->pid = find_get_pid(nr);
+	if (place->pid)
+		return 0;
+no_process:
+	trace_probe_log_err(digits - spec, NO_PROCESS);
+	return -ESRCH;
+}
+
+/* The place's file: a regular file, held. */
+static int tu_parse_file(const char *spec, struct tu_place *place)
+{
+	int ret = tu_lookup_file(spec, &place->path);
+
+	if (ret)
+		__trace_probe_log_err(0, ret == -EINVAL ? TP_ERR_NO_REGULAR_FILE :
+							 TP_ERR_FILE_NOT_FOUND);
+	return ret;
+}
+
+/* PATH:OFFSET... or /proc/PID:ADDRESS..., the second word of the command. */
 static int tu_parse_place(const char *arg, struct tu_place *place)
 {
 	char *spec, *colon;
@@ -1488,15 +1581,19 @@ static int tu_parse_place(const char *arg, struct tu_place *place)
 	colon = strrchr(spec, ':');
 	*colon = '\0';
 	place->ref_ctr_pos = strlen(arg);
-	ret = tu_lookup_file(spec, &place->path);
-	if (ret) {
-		__trace_probe_log_err(0, ret == -EINVAL ? TP_ERR_NO_REGULAR_FILE :
-							 TP_ERR_FILE_NOT_FOUND);
+	ret = tu_parse_process(spec, place);
+	if (ret > 0)
+		ret = tu_parse_file(spec, place);
+	if (ret)
 		goto free_spec;
-	}
 	ret = tu_parse_offset(spec, colon + 1, place);
 	if (ret)
 		goto free_spec;
+	if (place->pid && place->ref_ctr_offset) {
+		trace_probe_log_err(place->ref_ctr_pos, REFCNT_ON_PID);
+		ret = -EINVAL;
+		goto free_spec;
+	}
 	place->filename = spec;
 	return 0;
 
@@ -1508,10 +1605,13 @@ free_spec:
 /* One place has one SDT semaphore: a definition naming another is refused. */
 static int tu_check_ref_ctr(const struct tu_place *place)
 {
-	struct inode *inode = d_real_inode(place->path.dentry);
 	struct trace_uprobe *tu;
 	struct dyn_event *pos;
+	struct inode *inode;
 
+	if (place->pid)
+		return 0;
+	inode = d_real_inode(place->path.dentry);
 	guard(mutex)(&event_mutex);
 	for_each_dyn_event(pos) {
 		if (!is_trace_uprobe(pos))
@@ -1537,6 +1637,17 @@ static void tu_default_name(char *buf, const char *filename, unsigned long offse
 	snprintf(buf, MAX_EVENT_NAME_LEN, "p_%.*s_0x%lx", len, base, offset);
 }
 
+/* Whether argument @arg reads at a file offset (@+OFFSET). */
+static bool tu_arg_reads_file(const struct probe_arg *arg)
+{
+	const struct fetch_insn *code;
+
+	for (code = arg->code; code->op != FETCH_OP_END; code++)
+		if (code->op == FETCH_OP_FOFFS)
+			return true;
+	return false;
+}
+
 static int tu_parse_args(struct trace_uprobe *tu, int argc, const char **argv,
 			 struct traceprobe_parse_context *ctx)
 {
@@ -1548,6 +1659,11 @@ static int tu_parse_args(struct trace_uprobe *tu, int argc, const char **argv,
 		ret = traceprobe_parse_probe_arg(&tu->tp, i, argv[i], ctx);
 		if (ret)
 			return ret;
+		/* A place by address has no file to be relative to. */
+		if (tu->pid && tu_arg_reads_file(&tu->tp.args[i])) {
+			trace_probe_log_err(0, FOFFS_ON_PID);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
