@@ -574,4 +574,83 @@ TEST_F(proc, handler_calls_under_threads)
 	EXPECT_EQ(new_before + 100, test_mod_hits(1));
 }
 
+/* Defines "p:uproc/EVENT /proc/PID:0xADDR ARGS" (or r:); 0 or -errno. */
+static int define_at(char kind, const char *event, pid_t pid, const void *addr, const char *args)
+{
+	return uprobe_event_add("%c:uproc/%s /proc/%d:0x%lx %s", kind, event, pid,
+				(unsigned long)addr, args);
+}
+
+/* Whether the error_log has a line with @text. */
+static bool error_logged(const char *text)
+{
+	char *log = tfs_read("error_log");
+	bool found = log && strstr(log, text);
+
+	free(log);
+	return found;
+}
+
+/*
+ * uprobe_events by process and address: entry and return events on code in
+ * anonymous memory record every call's argument and result; the code
+ * unmapped, the error_log says the probe was lost.
+ */
+TEST_F(proc, tracer_jit_events)
+{
+	char want[64], *trace;
+	long i;
+
+	tracing_reset();
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+#ifdef __aarch64__
+	ASSERT_EQ(0, define_at('p', "jit", getpid(), self->j.page, "x=%x0:s64"));
+#else
+	ASSERT_EQ(0, define_at('p', "jit", getpid(), self->j.page, "x=%di:s64"));
+#endif
+	ASSERT_EQ(0, define_at('r', "jitr", getpid(), self->j.page, "rv=$retval:s64"));
+	ASSERT_EQ(0, event_enable("uproc", "jit", 1));
+	ASSERT_EQ(0, event_enable("uproc", "jitr", 1));
+	for (i = 1; i <= 3; i++)
+		EXPECT_EQ(i * 10 + 1, jit_call(&self->j, i * 10));
+	EXPECT_EQ(3, profile_hits("jit"));
+	EXPECT_EQ(3, profile_hits("jitr"));
+	trace = trace_read();
+	ASSERT_NE(NULL, trace);
+	for (i = 1; i <= 3; i++) {
+		snprintf(want, sizeof(want), " x=%ld\n", i * 10);
+		EXPECT_EQ(1, count_lines(trace, want)) TH_LOG("%s", want);
+		snprintf(want, sizeof(want), " rv=%ld\n", i * 10 + 1);
+		EXPECT_EQ(1, count_lines(trace, want)) TH_LOG("%s", want);
+	}
+	free(trace);
+	ASSERT_EQ(0, munmap(self->j.page, page_size()));
+	self->j.page = MAP_FAILED;
+	for (i = 0; i < 500 && !error_logged("Probe lost: its code was unmapped or moved"); i++)
+		usleep(10000);
+	EXPECT_TRUE(error_logged("Probe lost: its code was unmapped or moved"));
+	tracing_reset();
+}
+
+/* What uprobe_events refuses of the form, each with its error_log line. */
+TEST_F(proc, tracer_refusals)
+{
+	pid_t dead = zombie();
+
+	tracing_reset();
+	waitpid(dead, NULL, 0);
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	EXPECT_EQ(-ESRCH, define_at('p', "gone", dead, self->j.page, ""));
+	EXPECT_TRUE(error_logged("No such process"));
+	EXPECT_EQ(-EINVAL, uprobe_event_add("p:uproc/ref /proc/%d:0x%lx(0x10)", getpid(),
+					    (unsigned long)self->j.page));
+	EXPECT_TRUE(error_logged("Reference counter is only for a file's probe"));
+	EXPECT_EQ(-EINVAL, define_at('p', "foffs", getpid(), self->j.page, "v=@+0:u8"));
+	EXPECT_TRUE(error_logged("File offset is only for a file's probe"));
+	/* Defined, but enabling it where nothing is mapped is refused. */
+	ASSERT_EQ(0, define_at('p', "nowhere", getpid(), (void *)(uintptr_t)page_size(), ""));
+	EXPECT_EQ(-EFAULT, event_enable("uproc", "nowhere", 1));
+	tracing_reset();
+}
+
 TEST_HARNESS_MAIN
