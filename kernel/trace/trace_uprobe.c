@@ -1246,11 +1246,13 @@ static void tu_place_release(struct tu_place *place)
 
 static char *tu_place_string(const struct trace_uprobe *tu);
 
-/* Why a probe by address was lost, by enum uprobe_notice's errno. */
-static const char *tu_lost_errs[] = {
-	"Probe lost: its process exited or exec'd",
-	"Probe lost: its code was unmapped or moved",
-	"Probe lost: its code was rewritten",
+/* Why a probe by address was lost: the error_log's words for each errno. */
+enum { TU_LOST_EXITED, TU_LOST_UNMAPPED, TU_LOST_REWRITTEN, TU_LOST_NR };
+
+static const char *tu_lost_errs[TU_LOST_NR] = {
+	[TU_LOST_EXITED] = "Probe lost: its process exited or exec'd",
+	[TU_LOST_UNMAPPED] = "Probe lost: its code was unmapped or moved",
+	[TU_LOST_REWRITTEN] = "Probe lost: its code was rewritten",
 };
 
 /*
@@ -1271,7 +1273,8 @@ static void tu_notify(struct uprobe_consumer *uc, struct uprobe *uprobe,
 				place) : NULL;
 	if (cmd)
 		tracing_log_err(NULL, "trace_uprobe", cmd, tu_lost_errs,
-				err == -ESRCH ? 0 : err == -ENXIO ? 1 : 2, 0);
+				err == -ESRCH ? TU_LOST_EXITED :
+				err == -ENXIO ? TU_LOST_UNMAPPED : TU_LOST_REWRITTEN, 0);
 	kfree(cmd);
 	kfree(place);
 }

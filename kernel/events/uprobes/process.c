@@ -481,6 +481,7 @@ void anon_fork_end(struct mm_struct *mm)
 	for (i = 0; i < state->nr_fork_anon; i++) {
 		uprobe = state->fork_anon[i];
 		now = 0;
+		/* READY: arch.insn holds the original text (prepare_insn()). */
 		if (smp_load_acquire(&uprobe->insn_state) == INSN_READY &&
 		    !read_mm_bytes(mm, uprobe->offset, &now, UPROBE_SWBP_INSN_SIZE, NULL) &&
 		    is_swbp_insn(&now))
