@@ -1539,10 +1539,11 @@ static int tu_parse_offset(char *spec, char *off, struct tu_place *place)
 }
 
 /*
- * "/proc/PID", the process of a place by address: held, as the writer of
- * the command sees it.  1 when @spec is not of that form.
+ * "/proc/PID", the process of a place by address: held in *@pid, as the
+ * caller sees it.  1 when @spec is not of that form, -ESRCH when there is
+ * no such process.
  */
-static int tu_parse_process(const char *spec, struct tu_place *place)
+static int tu_process_of(const char *spec, struct pid **pid)
 {
 	const char *digits = spec + strlen("/proc/");
 	int nr;
@@ -1551,13 +1552,19 @@ static int tu_parse_process(const char *spec, struct tu_place *place)
 	    strspn(digits, "0123456789") != strlen(digits))
 		return 1;
 	if (kstrtoint(digits, 10, &nr) || nr <= 0)
-		goto no_process;
-	place->pid = find_get_pid(nr);
-	if (place->pid)
-		return 0;
-no_process:
-	trace_probe_log_err(digits - spec, NO_PROCESS);
-	return -ESRCH;
+		return -ESRCH;
+	*pid = find_get_pid(nr);
+	return *pid ? 0 : -ESRCH;
+}
+
+/* The process of a place by address, for uprobe_events: refused in the log. */
+static int tu_parse_process(const char *spec, struct tu_place *place)
+{
+	int ret = tu_process_of(spec, &place->pid);
+
+	if (ret < 0)
+		trace_probe_log_err(strlen("/proc/"), NO_PROCESS);
+	return ret;
 }
 
 /* The place's file: a regular file, held. */
@@ -1903,8 +1910,9 @@ static const struct file_operations uprobe_profile_fops = {
 #ifdef CONFIG_PERF_EVENTS
 /**
  * create_local_trace_uprobe - a probe event of perf's own
- * @name: the probed file
- * @offs: the probed offset in it
+ * @name: the probed file, or "/proc/PID" for a place by process and
+ *	address, as in uprobe_events
+ * @offs: the probed offset in it, or the address in that process
  * @ref_ctr_offset: the offset of its SDT semaphore, or 0
  * @is_return: probe the returns of the function at @offs
  *
@@ -1912,7 +1920,8 @@ static const struct file_operations uprobe_profile_fops = {
  * and destroy_local_trace_uprobe() frees it.
  *
  * Return: the event, or an ERR_PTR: -ENOENT (or another lookup error)
- * for a missing file, -EINVAL for one that is not a regular file, -ENOMEM.
+ * for a missing file, -EINVAL for one that is not a regular file or an
+ * SDT semaphore with a process, -ESRCH for no such process, -ENOMEM.
  */
 struct trace_event_call *
 create_local_trace_uprobe(char *name, unsigned long offs, unsigned long ref_ctr_offset,
@@ -1927,9 +1936,13 @@ create_local_trace_uprobe(char *name, unsigned long offs, unsigned long ref_ctr_
 	struct trace_uprobe *tu;
 	int ret;
 
-	ret = tu_lookup_file(name, &place.path);
+	ret = tu_process_of(name, &place.pid);
+	if (ret > 0)
+		ret = tu_lookup_file(name, &place.path);
+	else if (!ret && ref_ctr_offset)
+		ret = -EINVAL;
 	if (ret)
-		return ERR_PTR(ret);
+		goto release_place;
 	place.filename = kstrdup(name, GFP_KERNEL);
 	if (!place.filename) {
 		ret = -ENOMEM;

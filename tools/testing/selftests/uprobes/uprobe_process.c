@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -651,6 +652,46 @@ TEST_F(proc, tracer_refusals)
 	ASSERT_EQ(0, define_at('p', "nowhere", getpid(), (void *)(uintptr_t)page_size(), ""));
 	EXPECT_EQ(-EFAULT, event_enable("uproc", "nowhere", 1));
 	tracing_reset();
+}
+
+/*
+ * perf's uprobe PMU takes the same form, "/proc/PID" as the path and the
+ * address as the offset: entry and return events on code in anonymous
+ * memory count every call; the process's SDT semaphore, a process that
+ * does not exist, and a directory of /proc that is not a process are
+ * refused.
+ */
+TEST_F(proc, perf_pmu_jit)
+{
+	struct perf_event_attr attr;
+	char place[32];
+	int fd[2], i;
+
+	if (uprobe_pmu_type() < 0)
+		SKIP(return, "no uprobe PMU");
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	snprintf(place, sizeof(place), "/proc/%d", getpid());
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, uprobe_perf_attr(&attr, place, (unsigned long)self->j.page, i, 0));
+		fd[i] = perf_open(&attr, 0, -1);
+		ASSERT_LE(0, fd[i]);
+	}
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(i + 1, jit_call(&self->j, i));
+	EXPECT_EQ(5, perf_count(fd[0]));
+	EXPECT_EQ(5, perf_count(fd[1]));
+	close(fd[0]);
+	close(fd[1]);
+	EXPECT_EQ(0, memcmp(self->j.page, add1_code, sizeof(add1_code)));
+
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, place, (unsigned long)self->j.page, 0, 0x10));
+	EXPECT_EQ(-EINVAL, perf_open(&attr, 0, -1));
+	snprintf(place, sizeof(place), "/proc/%d", zombie());
+	waitpid(atoi(place + strlen("/proc/")), NULL, 0);
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, place, (unsigned long)self->j.page, 0, 0));
+	EXPECT_EQ(-ESRCH, perf_open(&attr, 0, -1));
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, "/proc/self", (unsigned long)self->j.page, 0, 0));
+	EXPECT_EQ(-EINVAL, perf_open(&attr, 0, -1));
 }
 
 TEST_HARNESS_MAIN
