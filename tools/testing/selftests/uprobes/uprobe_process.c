@@ -619,9 +619,9 @@ TEST_F(proc, tracer_jit_events)
 	trace = trace_read();
 	ASSERT_NE(NULL, trace);
 	for (i = 1; i <= 3; i++) {
-		snprintf(want, sizeof(want), " x=%ld\n", i * 10);
+		snprintf(want, sizeof(want), " x=%ld", i * 10);
 		EXPECT_EQ(1, count_lines(trace, want)) TH_LOG("%s", want);
-		snprintf(want, sizeof(want), " rv=%ld\n", i * 10 + 1);
+		snprintf(want, sizeof(want), " rv=%ld", i * 10 + 1);
 		EXPECT_EQ(1, count_lines(trace, want)) TH_LOG("%s", want);
 	}
 	free(trace);
