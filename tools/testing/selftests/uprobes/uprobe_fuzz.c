@@ -137,6 +137,7 @@ static bool documented(int err)
 	case ENOTDIR:		/* a path through a file */
 	case ENAMETOOLONG:
 	case EEXIST:		/* the event exists, otherwise */
+	case ESRCH:		/* /proc/PID: no such process */
 		return true;
 	}
 	return false;
@@ -280,7 +281,8 @@ static bool perf_documented(int err)
 	case ENOENT:		/* no such file */
 	case ENOTDIR:
 	case ENAMETOOLONG:
-	case EFAULT:		/* the path is no pointer */
+	case EFAULT:		/* the path is no pointer, or /proc/PID's address is not code */
+	case ESRCH:		/* /proc/PID: no such process */
 	case EOPNOTSUPP:	/* the instruction cannot be probed */
 	case ENOEXEC:		/* no instruction there */
 	case E2BIG:		/* attr size */
@@ -299,7 +301,7 @@ static unsigned long fuzz_pick(unsigned int *state, const unsigned long *v, size
 /* Random attributes of the uprobe PMU; what @path points to lives on. */
 static int fuzz_attr(struct perf_event_attr *attr, unsigned int *state)
 {
-	static char long_path[PATH_MAX + 64];
+	static char long_path[PATH_MAX + 64], own_process[32];
 	/* No place inside an instruction this program runs: that breaks it. */
 	const unsigned long offsets[] = {
 		0, 2, self_offset(fuzz_target), 1UL << 31, 1UL << 62, -1UL, -4096UL,
@@ -307,12 +309,14 @@ static int fuzz_attr(struct perf_event_attr *attr, unsigned int *state)
 	};
 	const char *const paths[] = {
 		self_path(), self_path(), "/proc/self/exe", "/nonexistent", "/dev/null", "/tmp",
-		"", long_path, NULL, (const char *)1,
+		"", long_path, NULL, (const char *)1, own_process, "/proc/2147483647",
 	};
 	unsigned int pick = fuzz_rand(state) % ARRAY_SIZE(paths);
 	int err;
 
 	memset(long_path, 'a', sizeof(long_path) - 1);
+	/* By process and address: none of the offsets is code of this one. */
+	snprintf(own_process, sizeof(own_process), "/proc/%d", getpid());
 	err = uprobe_perf_attr(attr, paths[pick] ? paths[pick] : "", 0,
 			       fuzz_rand(state) % 4 == 0, 0);
 	if (err)
