@@ -815,7 +815,7 @@ void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm)
  * Grows @list (of *@n probes, room for *@max) by @uprobe, with a
  * reference; false when out of memory.
  */
-bool add_to_list(struct uprobe ***list, int *n, int *max, struct uprobe *uprobe)
+static bool add_to_list(struct uprobe ***list, int *n, int *max, struct uprobe *uprobe)
 {
 	struct uprobe **bigger;
 
@@ -838,18 +838,21 @@ static int cmp_uprobe_offset(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The probes of @vma's file in the range it maps, with references. */
-static int probes_in_vma(struct vm_area_struct *vma, struct uprobe ***list)
+/*
+ * The probes in @owner's bucket (a file's inode, or an mm) that @match
+ * takes, with references, in a new array (*@list, which the caller
+ * frees): their number.  Out of memory, the list stops short.
+ */
+int collect_probes(const void *owner, bool (*match)(struct uprobe *uprobe, const void *arg),
+		   const void *arg, struct uprobe ***list)
 {
-	struct inode *inode = file_inode(vma->vm_file);
 	struct uprobe *uprobe;
 	int n = 0, max = 0;
 
 	*list = NULL;
 	rcu_read_lock();
-	hlist_for_each_entry_rcu(uprobe, owner_bucket(inode), inode_node) {
-		if (!vma_maps(vma, uprobe->inode, uprobe->offset) ||
-		    !refcount_inc_not_zero(&uprobe->ref))
+	hlist_for_each_entry_rcu(uprobe, owner_bucket(owner), inode_node) {
+		if (!match(uprobe, arg) || !refcount_inc_not_zero(&uprobe->ref))
 			continue;
 		if (!add_to_list(list, &n, &max, uprobe)) {
 			put_uprobe(uprobe);
@@ -858,6 +861,17 @@ static int probes_in_vma(struct vm_area_struct *vma, struct uprobe ***list)
 	}
 	rcu_read_unlock();
 	return n;
+}
+
+static bool probe_in_vma(struct uprobe *uprobe, const void *vma)
+{
+	return vma_maps((struct vm_area_struct *)vma, uprobe->inode, uprobe->offset);
+}
+
+/* The probes of @vma's file in the range it maps, with references. */
+static int probes_in_vma(struct vm_area_struct *vma, struct uprobe ***list)
+{
+	return collect_probes(file_inode(vma->vm_file), probe_in_vma, vma, list);
 }
 
 /**

@@ -586,7 +586,7 @@ static int prepare_insn_early(struct uprobe *uprobe)
 }
 
 /* Takes @uc off @uprobe, disarms where no one wants the probe any more. */
-void unregister_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
+static void unregister_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
 {
 	lockdep_assert_held_write(&uprobe->register_rwsem);
 
@@ -618,8 +618,8 @@ static int check_register_args(struct inode *inode, loff_t offset,
  * the tables), with a reference and its register_rwsem held for writing;
  * or an ERR_PTR.
  */
-struct uprobe *lock_live_uprobe(struct inode *inode, struct mm_struct *mm, loff_t offset,
-				loff_t ref_ctr_offset)
+static struct uprobe *lock_live_uprobe(struct inode *inode, struct mm_struct *mm,
+				       loff_t offset, loff_t ref_ctr_offset)
 {
 	struct uprobe *uprobe;
 
@@ -635,11 +635,24 @@ struct uprobe *lock_live_uprobe(struct inode *inode, struct mm_struct *mm, loff_
 	}
 }
 
+/* Puts @uc last on @uprobe's list, for process @mm only if not NULL. */
+static void attach_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc,
+			    struct mm_struct *mm)
+{
+	lockdep_assert_held_write(&uprobe->register_rwsem);
+
+	uc->mm = mm;
+	uc->leaving = false;
+	list_add_tail_rcu(&uc->cons_node, &uprobe->consumers);
+}
+
 /*
  * Adds @uc to the probe at (@inode, @offset) without arming it, for @mm
  * only if not NULL (uprobe_register_pid(), whose reference the consumer
- * keeps from then on): the probe with a reference and its register_rwsem
- * held for writing, or an ERR_PTR (then nothing changed).
+ * keeps from then on); @inode NULL: at address @offset of @mm's anonymous
+ * memory, whose instruction is read when armed (process.c).  The probe
+ * with a reference and its register_rwsem held for writing, or an ERR_PTR
+ * (then nothing changed).
  */
 static struct uprobe *add_consumer(struct inode *inode, loff_t offset,
 				   loff_t ref_ctr_offset, struct uprobe_consumer *uc,
@@ -648,6 +661,12 @@ static struct uprobe *add_consumer(struct inode *inode, loff_t offset,
 	struct uprobe *uprobe;
 	int err;
 
+	if (!inode) {
+		uprobe = lock_live_uprobe(NULL, mm, offset, 0);
+		if (!IS_ERR(uprobe))
+			attach_consumer(uprobe, uc, mm);
+		return uprobe;
+	}
 	err = check_register_args(inode, offset, ref_ctr_offset, uc);
 	if (err)
 		return ERR_PTR(err);
@@ -662,15 +681,14 @@ static struct uprobe *add_consumer(struct inode *inode, loff_t offset,
 		put_uprobe(uprobe);
 		return ERR_PTR(err);
 	}
-	uc->mm = mm;
-	uc->leaving = false;
-	list_add_tail_rcu(&uc->cons_node, &uprobe->consumers);
+	attach_consumer(uprobe, uc, mm);
 	return uprobe;
 }
 
 /*
  * uprobe_register(), for process @mm only if not NULL (its reference is
- * the consumer's once this succeeds).
+ * the consumer's once this succeeds); @inode NULL: at address @offset of
+ * @mm's anonymous memory.
  */
 struct uprobe *register_consumer(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
 				 struct uprobe_consumer *uc, struct mm_struct *mm)

@@ -208,9 +208,6 @@ struct uprobe *try_get_uprobe(struct uprobe *uprobe);
 void put_uprobe(struct uprobe *uprobe);
 struct uprobe *find_uprobe_srcu(struct inode *inode, struct mm_struct *mm, loff_t offset);
 bool unhash_uprobe(struct uprobe *uprobe);
-struct uprobe *lock_live_uprobe(struct inode *inode, struct mm_struct *mm, loff_t offset,
-				loff_t ref_ctr_offset);
-void unregister_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc);
 struct uprobe *register_consumer(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
 				 struct uprobe_consumer *uc, struct mm_struct *mm);
 struct folio *get_file_folio(struct address_space *mapping, pgoff_t index,
@@ -233,7 +230,8 @@ int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n,
 	       enum walk_op op);
 int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm);
-bool add_to_list(struct uprobe ***list, int *n, int *max, struct uprobe *uprobe);
+int collect_probes(const void *owner, bool (*match)(struct uprobe *uprobe, const void *arg),
+		   const void *arg, struct uprobe ***list);
 
 /* process.c */
 int read_anon_insn(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len);

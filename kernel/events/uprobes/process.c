@@ -293,6 +293,21 @@ static int cmp_uprobe_addr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A range of an mm's anonymous memory, for collect_probes(). */
+struct anon_range {
+	struct mm_struct *mm;
+	unsigned long start;
+	unsigned long end;
+};
+
+static bool probe_in_range(struct uprobe *uprobe, const void *arg)
+{
+	const struct anon_range *range = arg;
+
+	return uprobe->mm == range->mm && uprobe->offset >= range->start &&
+	       uprobe->offset < range->end;
+}
+
 /*
  * The live probes of @mm's anonymous memory in [@start, @end), with
  * references, in a new array (*@list, which the caller frees), in address
@@ -301,21 +316,9 @@ static int cmp_uprobe_addr(const void *a, const void *b)
 static int anon_probes_in(struct mm_struct *mm, unsigned long start, unsigned long end,
 			  struct uprobe ***list)
 {
-	struct uprobe *uprobe;
-	int n = 0, max = 0;
+	struct anon_range range = { mm, start, end };
+	int n = collect_probes(mm, probe_in_range, &range, list);
 
-	*list = NULL;
-	rcu_read_lock();
-	hlist_for_each_entry_rcu(uprobe, owner_bucket(mm), inode_node) {
-		if (uprobe->mm != mm || uprobe->offset < start || uprobe->offset >= end ||
-		    !refcount_inc_not_zero(&uprobe->ref))
-			continue;
-		if (!add_to_list(list, &n, &max, uprobe)) {
-			put_uprobe(uprobe);
-			break;
-		}
-	}
-	rcu_read_unlock();
 	sort(*list, n, sizeof(**list), cmp_uprobe_addr, NULL);
 	return n;
 }
@@ -554,33 +557,6 @@ static struct mm_struct *pid_mm(pid_t pid)
 	return mm;
 }
 
-/* Attaches @uc to a new or existing probe at @vaddr of @mm's anonymous memory. */
-static struct uprobe *register_anon(struct mm_struct *mm, unsigned long vaddr,
-				    struct uprobe_consumer *uc)
-{
-	struct uprobe *uprobe;
-	int err;
-
-	uprobe = lock_live_uprobe(NULL, mm, vaddr, 0);
-	if (IS_ERR(uprobe))
-		return uprobe;
-	uc->mm = mm;
-	uc->leaving = false;
-	list_add_tail_rcu(&uc->cons_node, &uprobe->consumers);
-	err = walk_anon(uprobe, uc);
-	if (err)
-		goto unregister;
-	up_write(&uprobe->register_rwsem);
-	return uprobe;
-
-unregister:
-	unregister_consumer(uprobe, uc);
-	up_write(&uprobe->register_rwsem);
-	synchronize_srcu(&uprobes_srcu);
-	put_uprobe(uprobe);
-	return ERR_PTR(err);
-}
-
 /*
  * What is at @vaddr of @mm: a file's place (*@inode, with a reference,
  * and *@offset), or anonymous memory (*@inode NULL); or why it cannot be
@@ -655,10 +631,7 @@ struct uprobe *uprobe_register_pid(pid_t pid, unsigned long vaddr, struct uprobe
 		goto put_mm;
 	}
 	mmgrab(mm);
-	if (inode)
-		uprobe = register_consumer(inode, offset, 0, uc, mm);
-	else
-		uprobe = register_anon(mm, vaddr, uc);
+	uprobe = register_consumer(inode, inode ? offset : vaddr, 0, uc, mm);
 	iput(inode);
 	if (IS_ERR(uprobe))
 		mmdrop(mm);
