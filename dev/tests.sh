@@ -48,9 +48,15 @@ fi
 # The sample builds in a directory of its own (a Makefile each), and its
 # module goes next to the test module.  Its Makefile names it by the Kconfig
 # symbol, which the kernel's configuration does not set.
+# Against a kernel without probes by address (the base), the sample
+# leaves them out.
 sample=$ours/samples/uprobes
 if [ -d "$sample" ]; then
-	external_module "$sample" "$moddir/sample" CONFIG_SAMPLE_UPROBES=m
+	sample_flags=
+	grep -qs uprobe_register_pid "$kernel_src/include/linux/uprobes.h" ||
+		sample_flags=-DUPROBE_EXAMPLE_FILE_ONLY
+	external_module "$sample" "$moddir/sample" CONFIG_SAMPLE_UPROBES=m \
+		KCFLAGS="$sample_flags"
 	cp -p "$moddir/sample/uprobe_example.ko" "$moddir/"
 fi
 

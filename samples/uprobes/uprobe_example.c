@@ -152,19 +152,9 @@ static bool example_filter(struct uprobe_consumer *self, struct mm_struct *mm)
 	return mm_wanted(mm);
 }
 
-/* The probe by address lost its place: it has no more hits. */
-static void example_notify(struct uprobe_consumer *self, struct uprobe *uprobe,
-			   enum uprobe_notice what, int err)
-{
-	if (what == UPROBE_NOTICE_LOST)
-		pr_info("pid %d, 0x%lx: probe lost (%d) after %ld hits\n", pid, probe_vaddr,
-			err, atomic_long_read(&hits));
-}
-
 static struct uprobe_consumer example_consumer = {
 	.handler = example_handler,
 	.filter = example_filter,
-	.notify = example_notify,
 };
 
 /* Takes a reference on the mm of process @nr for the filter. */
@@ -217,6 +207,23 @@ static int __init parse_params(void)
 	return 0;
 }
 
+#ifdef UPROBE_EXAMPLE_FILE_ONLY
+/* Built for a kernel without probes by address (the tests build it for the base too). */
+static int __init register_by_address(void)
+{
+	pr_err("pid=%d vaddr=: this kernel has no uprobe_register_pid()\n", pid);
+	return -EOPNOTSUPP;
+}
+#else
+/* The probe by address lost its place: it has no more hits. */
+static void example_notify(struct uprobe_consumer *self, struct uprobe *uprobe,
+			   enum uprobe_notice what, int err)
+{
+	if (what == UPROBE_NOTICE_LOST)
+		pr_info("pid %d, 0x%lx: probe lost (%d) after %ld hits\n", pid, probe_vaddr,
+			err, atomic_long_read(&hits));
+}
+
 /*
  * pid= and vaddr=: the core keeps the probe to that process, so no
  * filter of ours is needed.
@@ -226,6 +233,7 @@ static int __init register_by_address(void)
 	struct uprobe *uprobe;
 
 	example_consumer.filter = NULL;
+	example_consumer.notify = example_notify;
 	uprobe = uprobe_register_pid(pid, probe_vaddr, &example_consumer);
 	if (IS_ERR(uprobe)) {
 		pr_err("pid %d, 0x%lx: uprobe_register_pid() failed: %ld\n", pid, probe_vaddr,
@@ -236,6 +244,7 @@ static int __init register_by_address(void)
 	pr_info("pid %d, 0x%lx: probe registered\n", pid, probe_vaddr);
 	return 0;
 }
+#endif
 
 static int __init uprobe_example_init(void)
 {
