@@ -3,7 +3,8 @@
  * uprobe_sample: the sample module samples/uprobes/uprobe_example.ko
  * ($UPROBE_SAMPLE_MODULE), loaded with its parameters onto a function of
  * this very program.  It counts the hits, in every process or only in the
- * one given by pid=, shows the count in /sys/module/.../parameters/hits,
+ * one given by pid=, or (ours) of code this program wrote, by pid= and
+ * vaddr=; shows the count in /sys/module/.../parameters/hits,
  * logs each hit with verbose=1 and the total when unloaded, and refuses bad
  * parameters without staying loaded.
  */
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -295,6 +298,60 @@ TEST_F(sample, verbose_logs_hits)
 	self->loaded = true;
 	call_target(3);
 	EXPECT_EQ(3, kmsg_count(fd, want)) TH_LOG("looked for \"%s\"", want);
+	close(fd);
+}
+
+/* A return instruction: a function of code written at run time. */
+#ifdef __aarch64__
+static const uint32_t ret_code[] = { 0xd65f03c0 };	/* ret */
+#else
+static const uint8_t ret_code[] = { 0xc3 };		/* ret */
+#endif
+
+/*
+ * pid= and vaddr= (ours): a probe on code this process wrote into
+ * anonymous memory counts its calls; the memory unmapped, the module logs
+ * the probe lost (-ENXIO) with the count, and then the total on unload.
+ */
+TEST_F(sample, by_address_counts_jit_code)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char want[128];
+	void (*fn)(void);
+	uint8_t *code;
+	int fd, i, lost;
+
+	if (engine_is_base())
+		SKIP(return, "uprobe_register_pid() is ours");
+	fd = kmsg_open();
+	ASSERT_LE(0, fd) TH_LOG("/dev/kmsg: %s", strerror(-fd));
+	code = mmap(NULL, page, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	memcpy(code, ret_code, sizeof(ret_code));
+	__builtin___clear_cache((char *)code, (char *)code + sizeof(ret_code));
+	fn = (void (*)(void))(uintptr_t)code;
+
+	ASSERT_EQ(0, sample_load("pid=%d vaddr=0x%lx", getpid(), (unsigned long)code));
+	self->loaded = true;
+	for (i = 0; i < 7; i++)
+		fn();
+	EXPECT_EQ(7, sample_hits());
+	ASSERT_EQ(0, munmap(code, page));
+	snprintf(want, sizeof(want), MOD_NAME ": pid %d, 0x%lx: probe lost (%d) after 7 hits",
+		 getpid(), (unsigned long)code, -ENXIO);
+	/* Told from a worker: it may take a moment.  A record is read once. */
+	for (i = 0, lost = 0; i < 500 && !lost; i++) {
+		lost = kmsg_count(fd, want);
+		if (!lost)
+			usleep(10000);
+	}
+	EXPECT_EQ(1, lost) TH_LOG("looked for \"%s\"", want);
+	ASSERT_EQ(0, kmod_unload(MOD_NAME));
+	self->loaded = false;
+	snprintf(want, sizeof(want), MOD_NAME ": pid %d, 0x%lx: 7 hits", getpid(),
+		 (unsigned long)code);
+	EXPECT_EQ(1, kmsg_count(fd, want)) TH_LOG("looked for \"%s\"", want);
 	close(fd);
 }
 
