@@ -176,27 +176,33 @@ static int arm_anon(struct uprobe *uprobe)
 }
 
 /*
- * Puts the program's byte back in place of @uprobe's breakpoint, if the
- * breakpoint is there; the mm's mmap_lock is held for writing.
+ * Puts the program's byte back in place of @uprobe's breakpoint in @mm (the
+ * probe's, or a forked copy of it), if the breakpoint is there.
  */
-static int disarm_anon(struct uprobe *uprobe)
+static int restore_anon_byte(struct uprobe *uprobe, struct mm_struct *mm)
 {
-	struct mm_struct *mm = uprobe->mm;
-	unsigned long vaddr = uprobe->offset;
-	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
 	uprobe_opcode_t now = 0;
 	int err;
 
 	mmap_assert_write_locked(mm);
 
 	/* Not READY: never armed.  READY: arch.insn holds the original text. */
-	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY || !vma ||
-	    !vma_is_anonymous(vma))
+	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
 		return 0;
-	err = read_mm_bytes(mm, vaddr, &now, UPROBE_SWBP_INSN_SIZE, NULL);
+	err = read_mm_bytes(mm, uprobe->offset, &now, UPROBE_SWBP_INSN_SIZE, NULL);
 	if (err || !is_swbp_insn(&now))
 		return err;
-	return write_mm_text(mm, vaddr, &uprobe->arch.insn, UPROBE_SWBP_INSN_SIZE);
+	return write_mm_text(mm, uprobe->offset, &uprobe->arch.insn, UPROBE_SWBP_INSN_SIZE);
+}
+
+/* Disarms @uprobe in its mm, whose mmap_lock is held for writing. */
+static int disarm_anon(struct uprobe *uprobe)
+{
+	struct vm_area_struct *vma = vma_lookup(uprobe->mm, uprobe->offset);
+
+	if (!vma || !vma_is_anonymous(vma))
+		return 0;
+	return restore_anon_byte(uprobe, uprobe->mm);
 }
 
 /*
@@ -474,23 +480,13 @@ void anon_fork_drop(struct mm_struct *mm)
 void anon_fork_end(struct mm_struct *mm)
 {
 	struct uprobes_state *state = &mm->uprobes_state;
-	uprobe_opcode_t now;
-	struct uprobe *uprobe;
 	int i;
 
 	if (!state->nr_fork_anon)
 		return;
 	mmap_write_lock(mm);
-	for (i = 0; i < state->nr_fork_anon; i++) {
-		uprobe = state->fork_anon[i];
-		now = 0;
-		/* READY: arch.insn holds the original text (prepare_insn()). */
-		if (smp_load_acquire(&uprobe->insn_state) == INSN_READY &&
-		    !read_mm_bytes(mm, uprobe->offset, &now, UPROBE_SWBP_INSN_SIZE, NULL) &&
-		    is_swbp_insn(&now))
-			write_mm_text(mm, uprobe->offset, &uprobe->arch.insn,
-				      UPROBE_SWBP_INSN_SIZE);
-	}
+	for (i = 0; i < state->nr_fork_anon; i++)
+		restore_anon_byte(state->fork_anon[i], mm);
 	mmap_write_unlock(mm);
 	anon_fork_drop(mm);
 }
