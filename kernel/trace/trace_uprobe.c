@@ -1070,7 +1070,19 @@ static int tu_perf_open(struct trace_event_call *call, struct perf_event *event)
 	return ret;
 }
 
-/* A perf event closes: its process is no longer wanted, unless... */
+/* Whether no perf event is left in @filter. */
+static bool tu_filter_empty(struct trace_uprobe_filter *filter)
+{
+	return !filter->nr_systemwide && list_empty(&filter->perf_events);
+}
+
+/*
+ * A perf event closes: its process is no longer wanted, unless another
+ * event wants it or ftrace wants every process.  The last one to close
+ * leaves the disarming to TRACE_REG_PERF_UNREGISTER, which perf sends
+ * next under the same hold of event_mutex: one walk of the probed file's
+ * mappings instead of two.
+ */
 static int tu_perf_close(struct trace_event_call *call, struct perf_event *event)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
@@ -1081,8 +1093,10 @@ static int tu_perf_close(struct trace_event_call *call, struct perf_event *event
 		return -ENODEV;
 	filter = tp->event->filter;
 	tu_filter_set(tp, event, false);
-	if (!tu_filter_covers(filter, event) && !trace_probe_test_flag(tp, TP_FLAG_TRACE))
-		tu_apply_event(tp, false);
+	if (tu_filter_empty(filter) || tu_filter_covers(filter, event) ||
+	    trace_probe_test_flag(tp, TP_FLAG_TRACE))
+		return 0;
+	tu_apply_event(tp, false);
 	return 0;
 }
 #endif
