@@ -31,6 +31,7 @@ struct inode;
 struct mm_struct;
 struct notifier_block;
 struct page;
+struct pid;
 struct pt_regs;
 struct task_struct;
 struct uprobe;
@@ -235,22 +236,18 @@ struct xol_area;
  * @xol_area: the XOL area, made at the first hit that needs it
  * @nr_anon: the live probes by address in the mm's anonymous memory
  *	(uprobe_register_pid()); the mm's hooks do nothing while it is 0
- * @fork_anon: while fork makes this mm, the parent's probes in anonymous
- *	memory, whose breakpoints the copy holds (references held)
- * @nr_fork_anon: their number
  */
 struct uprobes_state {
 	struct xol_area *xol_area;
 	atomic_t nr_anon;
-	struct uprobe **fork_anon;
-	int nr_fork_anon;
 };
 
 /* The contract with the rest of the kernel. */
 struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 			       loff_t ref_ctr_offset, struct uprobe_consumer *uc);
 int uprobe_register_batch(struct inode *inode, u32 cnt, uprobe_batch_fn item, void *ctx);
-struct uprobe *uprobe_register_pid(pid_t pid, unsigned long vaddr, struct uprobe_consumer *uc);
+struct uprobe *uprobe_register_pid(struct pid *pid, unsigned long vaddr,
+				   struct uprobe_consumer *uc);
 int uprobe_apply(struct uprobe *uprobe, struct uprobe_consumer *uc, bool add);
 void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void uprobe_unregister_batch(u32 cnt, uprobe_batch_fn item, void *ctx);
@@ -266,6 +263,8 @@ void uprobe_mprotect(struct mm_struct *mm, unsigned long start, unsigned long en
 void uprobe_start_dup_mmap(void);
 void uprobe_end_dup_mmap(void);
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
+void uprobe_dup_mmap_copied(struct mm_struct *oldmm, struct mm_struct *newmm);
+bool uprobe_anon_busy(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 void uprobe_copy_process(struct task_struct *t, unsigned long flags);
 void uprobe_free_utask(struct task_struct *t);
 void uprobe_clear_state(struct mm_struct *mm);
@@ -544,7 +543,7 @@ static inline int uprobe_register_batch(struct inode *inode, u32 cnt,
 	return -EOPNOTSUPP;
 }
 
-static inline struct uprobe *uprobe_register_pid(pid_t pid, unsigned long vaddr,
+static inline struct uprobe *uprobe_register_pid(struct pid *pid, unsigned long vaddr,
 						 struct uprobe_consumer *uc)
 {
 	return ERR_PTR(-EOPNOTSUPP);
@@ -613,6 +612,16 @@ static inline void uprobe_end_dup_mmap(void)
 
 static inline void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
+}
+
+static inline void uprobe_dup_mmap_copied(struct mm_struct *oldmm, struct mm_struct *newmm)
+{
+}
+
+static inline bool uprobe_anon_busy(struct vm_area_struct *vma, unsigned long start,
+				    unsigned long end)
+{
+	return false;
 }
 
 static inline void uprobe_copy_process(struct task_struct *t, unsigned long flags)

@@ -12,10 +12,13 @@
  * struct path so its inode lives, and an offset; or a process, held by
  * its struct pid, and an address in it, uprobe_register_pid()) and a
  * consumer of the uprobes core.  "/proc/PID" is only the syntax of the
- * second kind: nothing is looked up there.  A probe by address that loses
- * its place (the process exits, its code is unmapped or rewritten) says
- * so in the error_log; enabled again, it is refused as the process or
- * its code now is.  Lines with the same GRP/EVENT and the same arguments
+ * second kind: nothing is looked up there.  The number is resolved once,
+ * when the line is written; from then on the struct pid is the process,
+ * so a new process that gets the same number later is never probed.  A
+ * probe by address that loses its place (the process exits, its code is
+ * unmapped or rewritten) says so in the error_log; enabled again, it is
+ * refused as its code now is, or with -ESRCH and an error_log line once
+ * its process is gone.  Lines with the same GRP/EVENT and the same arguments
  * share one ftrace event (one struct trace_probe_event): each place is a
  * sibling probe of it.  Parsing the arguments, the event's format and the
  * error_log are the shared trace_probe library's.
@@ -811,6 +814,44 @@ static void tu_scratch_put(void)
 
 /* -------------------------------------------------------------- arming */
 
+static char *tu_place_string(const struct trace_uprobe *tu);
+
+/*
+ * What befell a probe by address: the error_log's words.  A probe lost
+ * its place (the core's notice), or could not be armed again.
+ */
+enum {
+	TU_LOST_EXITED,
+	TU_LOST_UNMAPPED,
+	TU_LOST_REWRITTEN,
+	TU_ARM_GONE,
+	TU_ARM_FAILED,
+	TU_LOG_NR
+};
+
+static const char *tu_log_errs[TU_LOG_NR] = {
+	[TU_LOST_EXITED] = "Probe lost: its process exited or exec'd",
+	[TU_LOST_UNMAPPED] = "Probe lost: its code was unmapped or moved",
+	[TU_LOST_REWRITTEN] = "Probe lost: its code was rewritten",
+	[TU_ARM_GONE] = "Probe not armed: its process is gone",
+	[TU_ARM_FAILED] = "Probe not armed: see the errno",
+};
+
+/* Logs @what of @tu in the error_log, with the probe's definition. */
+static void tu_log_err(struct trace_uprobe *tu, int what)
+{
+	char *place, *cmd;
+
+	place = tu_place_string(tu);
+	cmd = place ? kasprintf(GFP_KERNEL, "%c:%s/%s %s", trace_uprobe_is_return(tu) ? 'r' : 'p',
+				trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
+				place) : NULL;
+	if (cmd)
+		tracing_log_err(NULL, "trace_uprobe", cmd, tu_log_errs, what, 0);
+	kfree(cmd);
+	kfree(place);
+}
+
 /* Whether handlers of @tu's consumer, which left the core, may still run. */
 static bool tu_handlers_may_run(struct trace_uprobe *tu)
 {
@@ -832,23 +873,27 @@ static void tu_wait_handlers(struct trace_uprobe *tu)
 	tu->detached = false;
 }
 
+/*
+ * Registers @tu's consumer.  A probe by address names its process by the
+ * struct pid it holds, never by a number looked up again: once that
+ * process is gone, the probe is refused (-ESRCH), whoever has its number
+ * now, and the error_log says why.
+ */
 static int tu_arm(struct trace_uprobe *tu)
 {
 	struct uprobe *uprobe;
-	pid_t nr;
 
 	tu_wait_handlers(tu);
-	if (tu->pid) {
-		/* The process as the enabling task sees it. */
-		nr = pid_vnr(tu->pid);
-		uprobe = nr ? uprobe_register_pid(nr, tu->offset, &tu->consumer) :
-			      ERR_PTR(-ESRCH);
-	} else {
+	if (tu->pid)
+		uprobe = uprobe_register_pid(tu->pid, tu->offset, &tu->consumer);
+	else
 		uprobe = uprobe_register(d_real_inode(tu->path.dentry), tu->offset,
 					 tu->ref_ctr_offset, &tu->consumer);
-	}
-	if (IS_ERR(uprobe))
+	if (IS_ERR(uprobe)) {
+		if (tu->pid)
+			tu_log_err(tu, PTR_ERR(uprobe) == -ESRCH ? TU_ARM_GONE : TU_ARM_FAILED);
 		return PTR_ERR(uprobe);
+	}
 	tu->uprobe = uprobe;
 	return 0;
 }
@@ -1258,17 +1303,6 @@ static void tu_place_release(struct tu_place *place)
 	kfree(place->filename);
 }
 
-static char *tu_place_string(const struct trace_uprobe *tu);
-
-/* Why a probe by address was lost: the error_log's words for each errno. */
-enum { TU_LOST_EXITED, TU_LOST_UNMAPPED, TU_LOST_REWRITTEN, TU_LOST_NR };
-
-static const char *tu_lost_errs[TU_LOST_NR] = {
-	[TU_LOST_EXITED] = "Probe lost: its process exited or exec'd",
-	[TU_LOST_UNMAPPED] = "Probe lost: its code was unmapped or moved",
-	[TU_LOST_REWRITTEN] = "Probe lost: its code was rewritten",
-};
-
 /*
  * A probe by address lost its place: the error_log says so, with the
  * probe's definition.  From the core's worker, under its SRCU.
@@ -1277,20 +1311,11 @@ static void tu_notify(struct uprobe_consumer *uc, struct uprobe *uprobe,
 		      enum uprobe_notice what, int err)
 {
 	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
-	char *place, *cmd;
 
 	if (what != UPROBE_NOTICE_LOST)
 		return;
-	place = tu_place_string(tu);
-	cmd = place ? kasprintf(GFP_KERNEL, "%c:%s/%s %s", trace_uprobe_is_return(tu) ? 'r' : 'p',
-				trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
-				place) : NULL;
-	if (cmd)
-		tracing_log_err(NULL, "trace_uprobe", cmd, tu_lost_errs,
-				err == -ESRCH ? TU_LOST_EXITED :
-				err == -ENXIO ? TU_LOST_UNMAPPED : TU_LOST_REWRITTEN, 0);
-	kfree(cmd);
-	kfree(place);
+	tu_log_err(tu, err == -ESRCH ? TU_LOST_EXITED :
+		       err == -ENXIO ? TU_LOST_UNMAPPED : TU_LOST_REWRITTEN);
 }
 
 /* A probe at @place, which it takes over (@place is emptied). */

@@ -231,10 +231,14 @@ static void example_notify(struct uprobe_consumer *self, struct uprobe *uprobe,
 static int __init register_by_address(void)
 {
 	struct uprobe *uprobe;
+	struct pid *found;
 
 	example_consumer.filter = NULL;
 	example_consumer.notify = example_notify;
-	uprobe = uprobe_register_pid(pid, probe_vaddr, &example_consumer);
+	/* The number names the process once; the struct pid from then on. */
+	found = find_get_pid(pid);
+	uprobe = uprobe_register_pid(found, probe_vaddr, &example_consumer);
+	put_pid(found);
 	if (IS_ERR(uprobe)) {
 		pr_err("pid %d, 0x%lx: uprobe_register_pid() failed: %ld\n", pid, probe_vaddr,
 		       PTR_ERR(uprobe));

@@ -811,25 +811,6 @@ void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm)
  * New mappings, fork, exec and exit
  */
 
-/*
- * Grows @list (of *@n probes, room for *@max) by @uprobe, with a
- * reference; false when out of memory.
- */
-static bool add_to_list(struct uprobe ***list, int *n, int *max, struct uprobe *uprobe)
-{
-	struct uprobe **bigger;
-
-	if (*n == *max) {
-		bigger = krealloc_array(*list, *max * 2 + 8, sizeof(**list), GFP_ATOMIC);
-		if (!bigger)
-			return false;
-		*list = bigger;
-		*max = *max * 2 + 8;
-	}
-	(*list)[(*n)++] = uprobe;
-	return true;
-}
-
 static int cmp_uprobe_offset(const void *a, const void *b)
 {
 	loff_t x = (*(struct uprobe * const *)a)->offset;
@@ -839,28 +820,117 @@ static int cmp_uprobe_offset(const void *a, const void *b)
 }
 
 /*
- * The probes in @owner's bucket (a file's inode, or an mm) that @match
- * takes, with references, in a new array (*@list, which the caller
- * frees): their number.  Out of memory, the list stops short.
+ * Fills @list (room for @max) with the probes in @owner's bucket that
+ * @match takes, each with a reference: how many there are, which may
+ * exceed @max (then @list holds the first @max).
  */
-int collect_probes(const void *owner, bool (*match)(struct uprobe *uprobe, const void *arg),
-		   const void *arg, struct uprobe ***list)
+static unsigned int fill_probes(const void *owner, probe_match_fn match, const void *arg,
+				struct uprobe **list, unsigned int max)
 {
 	struct uprobe *uprobe;
-	int n = 0, max = 0;
+	unsigned int n = 0;
 
-	*list = NULL;
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(uprobe, owner_bucket(owner), inode_node) {
-		if (!match(uprobe, arg) || !refcount_inc_not_zero(&uprobe->ref))
+		if (!match(uprobe, arg))
 			continue;
-		if (!add_to_list(list, &n, &max, uprobe)) {
-			put_uprobe(uprobe);
-			break;
+		if (n < max) {
+			if (!try_get_uprobe(uprobe))
+				continue;
+			list[n] = uprobe;
 		}
+		n++;
 	}
 	rcu_read_unlock();
 	return n;
+}
+
+/*
+ * The probes in @owner's bucket (a file's inode, or an mm) that @match
+ * takes, with references, in offset order, in a new array (*@listp, which
+ * the caller frees with put_uprobe_list()): their number, or -ENOMEM.
+ * The list is never short: it is allocated outside the walk and the walk
+ * done again while it was too small.
+ */
+int collect_probes(const void *owner, probe_match_fn match, const void *arg,
+		   struct uprobe ***listp)
+{
+	struct uprobe **list = NULL;
+	unsigned int max = 0, n;
+
+	for (;;) {
+		n = fill_probes(owner, match, arg, list, max);
+		if (n <= max)
+			break;
+		put_uprobe_list(list, max);
+		max = n + 8;
+		list = kvcalloc(max, sizeof(*list), GFP_KERNEL);
+		if (!list)
+			return -ENOMEM;
+	}
+	sort(list, n, sizeof(*list), cmp_uprobe_offset, NULL);
+	*listp = list;
+	return n;
+}
+
+/*
+ * The probe in @owner's bucket that @match takes with the lowest offset
+ * at or above @from, with a reference; NULL when there is none.  A walk
+ * of the bucket for each probe, but no memory: for visit_probes().
+ */
+static struct uprobe *next_probe(const void *owner, probe_match_fn match, const void *arg,
+				 loff_t from)
+{
+	struct uprobe *uprobe, *best;
+
+	do {
+		best = NULL;
+		rcu_read_lock();
+		hlist_for_each_entry_rcu(uprobe, owner_bucket(owner), inode_node) {
+			if (uprobe->offset < from || (best && uprobe->offset >= best->offset) ||
+			    !refcount_read(&uprobe->ref) || !match(uprobe, arg))
+				continue;
+			best = uprobe;
+		}
+		/* Lost a race with its last put: look again. */
+		if (best && !try_get_uprobe(best))
+			best = ERR_PTR(-EAGAIN);
+		rcu_read_unlock();
+	} while (IS_ERR(best));
+	return best;
+}
+
+/**
+ * visit_probes - call a function on each probe of a bucket, all of them
+ * @owner: the bucket's owner: a file's inode, or an mm
+ * @match: which of its probes
+ * @arg: @match's argument
+ * @fn: called on each, in offset order, with a reference held
+ * @ctx: @fn's argument
+ *
+ * Never stops short: when there is no memory for a list of them, the
+ * probes are found one at a time.  @fn may sleep.
+ */
+void visit_probes(const void *owner, probe_match_fn match, const void *arg,
+		  void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx)
+{
+	struct uprobe **list, *uprobe;
+	loff_t next;
+	int n, i;
+
+	n = collect_probes(owner, match, arg, &list);
+	if (n >= 0) {
+		for (i = 0; i < n; i++)
+			fn(list[i], ctx);
+		put_uprobe_list(list, n);
+		return;
+	}
+	for (uprobe = next_probe(owner, match, arg, 0); uprobe;
+	     uprobe = next_probe(owner, match, arg, next)) {
+		next = uprobe->offset + 1;
+		fn(uprobe, ctx);
+		put_uprobe(uprobe);
+	}
 }
 
 static bool probe_in_vma(struct uprobe *uprobe, const void *vma)
@@ -872,6 +942,15 @@ static bool probe_in_vma(struct uprobe *uprobe, const void *vma)
 static int probes_in_vma(struct vm_area_struct *vma, struct uprobe ***list)
 {
 	return collect_probes(file_inode(vma->vm_file), probe_in_vma, vma, list);
+}
+
+/* Arms @uprobe in the new mapping of batch @tb, if a consumer wants it. */
+static void arm_in_new_vma(struct uprobe *uprobe, void *tb)
+{
+	struct vm_area_struct *vma = ((struct text_batch *)tb)->vma;
+
+	if (any_consumer_wants(uprobe, vma->vm_mm))
+		install_breakpoint(uprobe, tb, offset_to_vaddr(vma, uprobe->offset), false);
 }
 
 /**
@@ -896,16 +975,16 @@ int uprobe_mmap(struct vm_area_struct *vma)
 	if (!valid_vma(vma, true))
 		return 0;
 	n = probes_in_vma(vma, &list);
-	sort(list, n, sizeof(*list), cmp_uprobe_offset, NULL);
-	text_batch_start(&tb, vma, n);
-	for (i = 0; i < n; i++) {
-		if (any_consumer_wants(list[i], vma->vm_mm))
-			install_breakpoint(list[i], &tb, offset_to_vaddr(vma, list[i]->offset),
-					   false);
-		put_uprobe(list[i]);
+	text_batch_start(&tb, vma, max(n, 0));
+	if (n >= 0) {
+		for (i = 0; i < n; i++)
+			arm_in_new_vma(list[i], &tb);
+		put_uprobe_list(list, n);
+	} else {
+		/* No memory for a list: one probe at a time, each write on its own. */
+		visit_probes(file_inode(vma->vm_file), probe_in_vma, vma, arm_in_new_vma, &tb);
 	}
 	text_batch_end(&tb);
-	kfree(list);
 	return 0;
 }
 

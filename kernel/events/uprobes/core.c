@@ -738,7 +738,7 @@ struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 			       loff_t ref_ctr_offset, struct uprobe_consumer *uc)
 {
 	if (in_uprobe_callback())
-		return defer_register(inode, offset, ref_ctr_offset, 0, uc);
+		return defer_register(inode, offset, ref_ctr_offset, NULL, uc);
 	return register_consumer(inode, offset, ref_ctr_offset, uc, NULL);
 }
 EXPORT_SYMBOL_GPL(uprobe_register);

@@ -14,6 +14,12 @@
  * consumer's notify() is told the result (UPROBE_NOTICE_REGISTERED or
  * UPROBE_NOTICE_UNREGISTERED), with no lock of the core held.
  *
+ * What a queued call names is fixed when it is made, not when it runs,
+ * which may be in another context (a worker): a file's inode is held, and
+ * a process is found and the caller's right to probe it checked at the
+ * call (uprobe_register_pid()), its mm held; if the process has exited by
+ * the time the call runs, it fails with -ESRCH.
+ *
  * A consumer that a handler unregisters has no handler run from that
  * moment on, in any task (uprobe_consumer.leaving), although it leaves
  * its probe's list only when the queued call runs.  Its owner may free it
@@ -34,10 +40,11 @@
  * @unregister: uprobe_unregister_nosync(@uprobe, @uc), else a register
  * @inode: a register of the file's place @offset (a reference is held),
  *	with its SDT counter at @ref_ctr_offset; NULL: of address @offset of
- *	process @pid (uprobe_register_pid())
+ *	the process whose mm is @mm (uprobe_register_pid(), which found it
+ *	and checked the caller's permission when called; mmgrab() held)
  * @offset: see @inode
  * @ref_ctr_offset: see @inode
- * @pid: see @inode
+ * @mm: see @inode
  * @uprobe: the probe an unregister detaches from
  * @uc: the consumer
  */
@@ -47,7 +54,7 @@ struct uprobe_deferred {
 	struct inode *inode;
 	loff_t offset;
 	loff_t ref_ctr_offset;
-	pid_t pid;
+	struct mm_struct *mm;
 	struct uprobe *uprobe;
 	struct uprobe_consumer *uc;
 };
@@ -86,10 +93,11 @@ static void queue_deferred(struct uprobe_deferred *d)
 
 /*
  * Queues a register (uprobe_register() of @inode, or uprobe_register_pid()
- * of process @pid if @inode is NULL) for when the handlers are over.
+ * of the process of @mm if @inode is NULL) for when the handlers are over.
+ * What the caller named is held as it is now: the inode, or the mm.
  */
 struct uprobe *defer_register(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
-			      pid_t pid, struct uprobe_consumer *uc)
+			      struct mm_struct *mm, struct uprobe_consumer *uc)
 {
 	struct uprobe_deferred *d = kzalloc(sizeof(*d), GFP_KERNEL);
 
@@ -97,10 +105,12 @@ struct uprobe *defer_register(struct inode *inode, loff_t offset, loff_t ref_ctr
 		return ERR_PTR(-ENOMEM);
 	if (inode)
 		ihold(inode);
+	if (mm)
+		mmgrab(mm);
 	d->inode = inode;
 	d->offset = offset;
 	d->ref_ctr_offset = ref_ctr_offset;
-	d->pid = pid;
+	d->mm = mm;
 	d->uc = uc;
 	queue_deferred(d);
 	return ERR_PTR(-EINPROGRESS);
@@ -124,6 +134,24 @@ void defer_unregister(struct uprobe *uprobe, struct uprobe_consumer *uc)
 	queue_deferred(d);
 }
 
+/*
+ * A queued uprobe_register_pid(): @mm's process, found when the handler
+ * called, may have exited since; then it fails as the call would have.
+ * Drops the queue's hold of @mm.
+ */
+static struct uprobe *register_queued_in_mm(struct mm_struct *mm, unsigned long vaddr,
+					    struct uprobe_consumer *uc)
+{
+	struct uprobe *uprobe = ERR_PTR(-ESRCH);
+
+	if (mmget_not_zero(mm)) {
+		uprobe = register_in_mm(mm, vaddr, uc);
+		mmput(mm);
+	}
+	mmdrop(mm);
+	return uprobe;
+}
+
 /* Runs one queued call, frees it and tells its consumer. */
 static void run_one(struct uprobe_deferred *d)
 {
@@ -140,7 +168,7 @@ static void run_one(struct uprobe_deferred *d)
 		if (d->inode)
 			uprobe = uprobe_register(d->inode, d->offset, d->ref_ctr_offset, uc);
 		else
-			uprobe = uprobe_register_pid(d->pid, d->offset, uc);
+			uprobe = register_queued_in_mm(d->mm, d->offset, uc);
 		iput(d->inode);
 		err = PTR_ERR_OR_ZERO(uprobe);
 		if (err)

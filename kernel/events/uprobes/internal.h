@@ -230,8 +230,11 @@ int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n,
 	       enum walk_op op);
 int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm);
-int collect_probes(const void *owner, bool (*match)(struct uprobe *uprobe, const void *arg),
-		   const void *arg, struct uprobe ***list);
+typedef bool (*probe_match_fn)(struct uprobe *uprobe, const void *arg);
+int collect_probes(const void *owner, probe_match_fn match, const void *arg,
+		   struct uprobe ***listp);
+void visit_probes(const void *owner, probe_match_fn match, const void *arg,
+		  void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx);
 
 /* process.c */
 int read_anon_insn(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len);
@@ -244,14 +247,14 @@ void anon_rewritten(struct uprobe *uprobe);
 void anon_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 void anon_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 void anon_fork_start(struct mm_struct *oldmm, struct mm_struct *mm);
-void anon_fork_end(struct mm_struct *mm);
-void anon_fork_drop(struct mm_struct *mm);
+struct uprobe *register_in_mm(struct mm_struct *mm, unsigned long vaddr,
+			      struct uprobe_consumer *uc);
 
 /* defer.c */
 bool in_uprobe_callback(void);
 bool consumer_runs(struct uprobe_consumer *uc);
 struct uprobe *defer_register(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
-			      pid_t pid, struct uprobe_consumer *uc);
+			      struct mm_struct *mm, struct uprobe_consumer *uc);
 void defer_unregister(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void finish_deferred(struct uprobe_task *utask);
 void enter_callbacks(struct uprobe_task *utask);

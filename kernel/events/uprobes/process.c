@@ -11,12 +11,16 @@
  *
  * The process is its mm: all its threads, and a vfork() child while it
  * shares the mm.  A forked child is not probed.  It gets copies of the
- * parent's pages, breakpoints included.  In anonymous memory, fork notes
- * the parent's probes while it copies the mm, under the parent's
- * mmap_lock, which every arming and disarming holds (anon_fork_start()),
- * and puts the original bytes back in the child's copies of the pages
- * before the child runs (anon_fork_end(); the write gives the child its
- * own page).  A file's probe tells the child apart by its consumer's mm.
+ * parent's pages, breakpoints included.  In anonymous memory, fork puts
+ * the original bytes back in the child's copies of the pages once they are
+ * copied, still under the parent's mmap_lock, which every arming and
+ * disarming holds, and before the child can run or be seen
+ * (uprobe_dup_mmap_copied(); the write gives the child its own page).  A
+ * file's probe tells the child apart by its consumer's mm.
+ *
+ * Other paths that would carry a probed page elsewhere behind the core's
+ * back ask uprobe_anon_busy() first: UFFDIO_MOVE refuses to move it
+ * (EBUSY), MADV_FREE leaves it in place.
  *
  * A probe in anonymous memory lives as long as its place does (enum
  * anon_state):
@@ -57,8 +61,8 @@
  * register_rwsem.
  */
 
+#include <linux/pid.h>
 #include <linux/sched/task.h>
-#include <linux/sort.h>
 #include <linux/uaccess.h>
 
 #include "internal.h"
@@ -172,6 +176,8 @@ static int arm_anon(struct uprobe *uprobe)
 		return -EBUSY;	/* the program changed its code there */
 	/* Before the breakpoint: a thread of @mm may trap on it at once. */
 	set_bit(MMF_HAS_UPROBES, &mm->flags);
+	/* Out of reach of paths under the VMA's own lock (UFFDIO_MOVE). */
+	vma_start_write(vma);
 	return write_mm_text(mm, vaddr, &swbp, UPROBE_SWBP_INSN_SIZE);
 }
 
@@ -291,15 +297,7 @@ static void anon_lose(struct uprobe *uprobe, int why)
 		schedule_work(&tell_lost_work);
 }
 
-static int cmp_uprobe_addr(const void *a, const void *b)
-{
-	loff_t x = (*(struct uprobe * const *)a)->offset;
-	loff_t y = (*(struct uprobe * const *)b)->offset;
-
-	return x < y ? -1 : x > y;
-}
-
-/* A range of an mm's anonymous memory, for collect_probes(). */
+/* A range of an mm's anonymous memory, for visit_probes(). */
 struct anon_range {
 	struct mm_struct *mm;
 	unsigned long start;
@@ -315,18 +313,33 @@ static bool probe_in_range(struct uprobe *uprobe, const void *arg)
 }
 
 /*
- * The live probes of @mm's anonymous memory in [@start, @end), with
- * references, in a new array (*@list, which the caller frees), in address
- * order: their number.
+ * Calls @fn on each live probe of @mm's anonymous memory in [@start,
+ * @end), in address order, each with a reference: all of them, whatever
+ * memory there is.
  */
-static int anon_probes_in(struct mm_struct *mm, unsigned long start, unsigned long end,
-			  struct uprobe ***list)
+static void visit_anon_probes(struct mm_struct *mm, unsigned long start, unsigned long end,
+			      void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx)
 {
 	struct anon_range range = { mm, start, end };
-	int n = collect_probes(mm, probe_in_range, &range, list);
 
-	sort(*list, n, sizeof(**list), cmp_uprobe_addr, NULL);
-	return n;
+	visit_probes(mm, probe_in_range, &range, fn, ctx);
+}
+
+/* visit_anon_probes(): the probe is lost, with the errno *@why. */
+static void anon_lose_fn(struct uprobe *uprobe, void *why)
+{
+	anon_lose(uprobe, *(int *)why);
+}
+
+/*
+ * visit_anon_probes(): the probe's breakpoint is taken out, under the
+ * mm's mmap_lock held for writing, and it is lost with the errno *@why.
+ */
+static void anon_disarm_lose_fn(struct uprobe *uprobe, void *why)
+{
+	if (uprobe->anon_state == ANON_LIVE)
+		disarm_anon(uprobe);
+	anon_lose(uprobe, *(int *)why);
 }
 
 /* Whether the mm's hooks have anything to do for @vma. */
@@ -343,17 +356,10 @@ void anon_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long 
 {
 	struct mm_struct *mm = vma->vm_mm;
 	int why = atomic_read(&mm->mm_users) ? -ENXIO : -ESRCH;
-	struct uprobe **list;
-	int n, i;
 
 	if (!vma_may_hold_anon(vma))
 		return;
-	n = anon_probes_in(mm, start, end, &list);
-	for (i = 0; i < n; i++) {
-		anon_lose(list[i], why);
-		put_uprobe(list[i]);
-	}
-	kfree(list);
+	visit_anon_probes(mm, start, end, anon_lose_fn, &why);
 }
 
 /*
@@ -362,21 +368,13 @@ void anon_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long 
  */
 void anon_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
-	struct uprobe **list;
-	int n, i;
+	int why = -ENXIO;
 
 	if (!vma_may_hold_anon(vma))
 		return;
 	mmap_assert_write_locked(vma->vm_mm);
 
-	n = anon_probes_in(vma->vm_mm, start, end, &list);
-	for (i = 0; i < n; i++) {
-		if (list[i]->anon_state == ANON_LIVE)
-			disarm_anon(list[i]);
-		anon_lose(list[i], -ENXIO);
-		put_uprobe(list[i]);
-	}
-	kfree(list);
+	visit_anon_probes(vma->vm_mm, start, end, anon_disarm_lose_fn, &why);
 }
 
 /*
@@ -416,6 +414,11 @@ static void anon_protect(struct uprobe *uprobe)
 	}
 }
 
+static void anon_protect_fn(struct uprobe *uprobe, void *unused)
+{
+	anon_protect(uprobe);
+}
+
 /**
  * uprobe_mprotect - the protection of a range of an mm changed
  * @mm: the mm, whose mmap_lock is held for writing
@@ -428,67 +431,85 @@ static void anon_protect(struct uprobe *uprobe)
  */
 void uprobe_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
-	struct uprobe **list;
-	int n, i;
-
 	if (!atomic_read(&mm->uprobes_state.nr_anon))
 		return;
 	mmap_assert_write_locked(mm);
 
-	n = anon_probes_in(mm, start, end, &list);
-	for (i = 0; i < n; i++) {
-		anon_protect(list[i]);
-		put_uprobe(list[i]);
-	}
-	kfree(list);
+	visit_anon_probes(mm, start, end, anon_protect_fn, NULL);
 }
 
 /*
- * Fork is about to copy @oldmm, write-locked, into @mm: the probes in the
- * parent's anonymous memory are noted in @mm, with references, so that
- * the child's copies of their pages are known to hold their breakpoints.
+ * Fork is about to copy @oldmm, write-locked, into @mm, a copy of its
+ * struct: the probes of the parent are none of the child's.
  */
 void anon_fork_start(struct mm_struct *oldmm, struct mm_struct *mm)
 {
-	struct uprobes_state *state = &mm->uprobes_state;
-
 	mmap_assert_write_locked(oldmm);
-
-	/* @mm is a copy of @oldmm: nothing of it is the child's yet. */
-	atomic_set(&state->nr_anon, 0);
-	state->fork_anon = NULL;
-	state->nr_fork_anon = 0;
-	if (atomic_read(&oldmm->uprobes_state.nr_anon))
-		state->nr_fork_anon = anon_probes_in(oldmm, 0, ULONG_MAX, &state->fork_anon);
+	atomic_set(&mm->uprobes_state.nr_anon, 0);
 }
 
-/* Drops what anon_fork_start() noted in @mm. */
-void anon_fork_drop(struct mm_struct *mm)
+/* visit_anon_probes(): the child's copy gets the replaced byte back. */
+static void anon_restore_fn(struct uprobe *uprobe, void *child)
 {
-	struct uprobes_state *state = &mm->uprobes_state;
-
-	while (state->nr_fork_anon)
-		put_uprobe(state->fork_anon[--state->nr_fork_anon]);
-	kfree(state->fork_anon);
-	state->fork_anon = NULL;
+	restore_anon_byte(uprobe, child);
 }
 
-/*
- * The child forked into @mm, not running yet: the bytes that the parent's
- * breakpoints in anonymous memory replaced go back in the child's copies.
+/**
+ * uprobe_dup_mmap_copied - fork copied an mm
+ * @oldmm: the parent's, its mmap_lock held for writing since the copy began
+ * @newmm: the child's copy, its mmap_lock held for writing
+ *
+ * The bytes that the parent's breakpoints in anonymous memory replaced go
+ * back in the child's copies of the pages, before the child can run or
+ * be seen by anyone (in /proc, by the fork connector, by a tracer): no
+ * one ever finds a breakpoint of a probe by address in a child.  The
+ * parent's probes are those that were copied: arming and disarming need
+ * its mmap_lock.
  */
-void anon_fork_end(struct mm_struct *mm)
+void uprobe_dup_mmap_copied(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
-	struct uprobes_state *state = &mm->uprobes_state;
-	int i;
+	mmap_assert_write_locked(oldmm);
+	mmap_assert_write_locked(newmm);
 
-	if (!state->nr_fork_anon)
-		return;
-	mmap_write_lock(mm);
-	for (i = 0; i < state->nr_fork_anon; i++)
-		restore_anon_byte(state->fork_anon[i], mm);
-	mmap_write_unlock(mm);
-	anon_fork_drop(mm);
+	if (atomic_read(&oldmm->uprobes_state.nr_anon))
+		visit_anon_probes(oldmm, 0, ULONG_MAX, anon_restore_fn, newmm);
+}
+
+static bool probe_live_in_range(struct uprobe *uprobe, const void *arg)
+{
+	return probe_in_range(uprobe, arg) && uprobe->anon_state == ANON_LIVE;
+}
+
+/**
+ * uprobe_anon_busy - whether anonymous memory holds breakpoints
+ * @vma: an anonymous mapping, its mm's mmap_lock or its own lock held
+ * @start: start of the range
+ * @end: its end
+ *
+ * For the mm paths that would move pages of anonymous memory elsewhere
+ * (UFFDIO_MOVE) or let reclaim drop them (MADV_FREE) behind the core's
+ * back: a page with a probe's breakpoint must stay where it is.  A probe
+ * is armed with the mmap_lock held for writing and its VMA locked for
+ * writing (arm_anon()), so the answer holds while the caller's lock does.
+ *
+ * Return: true when a live probe by address has its breakpoint in the range.
+ */
+bool uprobe_anon_busy(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	struct anon_range range = { vma->vm_mm, start, end };
+	struct uprobe *uprobe;
+	bool busy = false;
+
+	if (!vma_may_hold_anon(vma))
+		return false;
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(uprobe, owner_bucket(vma->vm_mm), inode_node)
+		if (probe_live_in_range(uprobe, &range)) {
+			busy = true;
+			break;
+		}
+	rcu_read_unlock();
+	return busy;
 }
 
 /*
@@ -533,22 +554,25 @@ void anon_rewritten(struct uprobe *uprobe)
  */
 
 /*
- * The mm of process @pid (of the caller's pid namespace), with a
- * reference (mmput()), if the caller may probe it; or an ERR_PTR.
+ * The mm of the process that has @pid, with a reference (mmput()), if the
+ * caller may probe it; or an ERR_PTR.  The permission is checked under
+ * the task's exec_update_lock (mm_access()), so that an execve() that
+ * changes the task's credentials cannot slip in between the check and
+ * the mm it hands over.
  */
-static struct mm_struct *pid_mm(pid_t pid)
+static struct mm_struct *pid_mm(struct pid *pid)
 {
-	struct task_struct *task = find_get_task_by_vpid(pid);
-	struct mm_struct *mm = ERR_PTR(-ESRCH);
+	struct task_struct *task = get_pid_task(pid, PIDTYPE_PID);
+	struct mm_struct *mm;
 
 	if (!task)
-		return mm;
+		return ERR_PTR(-ESRCH);
 	if (task->flags & PF_KTHREAD)
 		mm = ERR_PTR(-EINVAL);
-	else if (!ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS))
-		mm = ERR_PTR(-EACCES);
-	else if (!(task->flags & PF_EXITING))
-		mm = get_task_mm(task) ?: ERR_PTR(-ESRCH);
+	else if (task->flags & PF_EXITING)
+		mm = ERR_PTR(-ESRCH);
+	else
+		mm = mm_access(task, PTRACE_MODE_ATTACH_REALCREDS) ?: ERR_PTR(-ESRCH);
 	put_task_struct(task);
 	return mm;
 }
@@ -580,9 +604,33 @@ static int place_of(struct mm_struct *mm, unsigned long vaddr, struct inode **in
 	return err;
 }
 
+/*
+ * Attaches @uc to address @vaddr of @mm, whose address space the caller
+ * holds (mmget()) and was allowed to probe (pid_mm()).
+ */
+struct uprobe *register_in_mm(struct mm_struct *mm, unsigned long vaddr,
+			      struct uprobe_consumer *uc)
+{
+	struct uprobe *uprobe;
+	struct inode *inode;
+	loff_t offset;
+	int err;
+
+	err = place_of(mm, vaddr, &inode, &offset);
+	if (err)
+		return ERR_PTR(err);
+	mmgrab(mm);
+	uprobe = register_consumer(inode, inode ? offset : vaddr, 0, uc, mm);
+	iput(inode);
+	if (IS_ERR(uprobe))
+		mmdrop(mm);
+	return uprobe;
+}
+
 /**
  * uprobe_register_pid - attach a consumer to an address of one process
- * @pid: the process, in the caller's pid namespace
+ * @pid: the process: the one whose thread has this struct pid now, as
+ *	find_get_pid() or pidfd_pid() give it; NULL for none
  * @vaddr: the probed address in it
  * @uc: the consumer: its handler and/or ret_handler, and optional filter
  *	and notify
@@ -594,44 +642,40 @@ static int place_of(struct mm_struct *mm, unsigned long vaddr, struct inode **in
  * code there does: when the memory is unmapped or moved, the code
  * rewritten, or the process exits or execs, @uc->notify() is told
  * (UPROBE_NOTICE_LOST).  Unregistered with uprobe_unregister_nosync(), as
- * any probe.  Called from a handler, finishes later (-EINPROGRESS; see
- * uprobe_register()).  The caller must be allowed to ptrace the process.
- * Sleeps.
+ * any probe.
  *
- * Return: the probe, or an ERR_PTR: -ESRCH for no such process or one
- * that is exiting; -EINVAL for a kernel thread or a consumer without
- * handlers; -EACCES when the caller may not ptrace the process; -EFAULT
+ * A struct pid names a process for as long as the process lives: once it
+ * has exited, the call fails with -ESRCH, even if a new process has the
+ * same number by then.  The caller must be allowed to ptrace the process
+ * (PTRACE_MODE_ATTACH_REALCREDS), checked against the caller's
+ * credentials when it calls.  Called from a handler, the process is found
+ * and the permission checked at the call, and the rest finishes later
+ * (-EINPROGRESS; see uprobe_register()).  Sleeps.
+ *
+ * Return: the probe, or an ERR_PTR: -ESRCH for no process (@pid NULL, or
+ * no task has it any more) or one that is exiting; -EINVAL for a kernel
+ * thread or a consumer without handlers; -EACCES when the caller may not
+ * ptrace the process; -EINTR when interrupted by a fatal signal; -EFAULT
  * for an address that is not mapped executable; -EOPNOTSUPP for memory
  * that cannot be probed (shared, hugetlb, special mappings) or an
  * instruction that cannot; -EBUSY when the code changed meanwhile;
  * -ENOEXEC, -ENOMEM as uprobe_register().
  */
-struct uprobe *uprobe_register_pid(pid_t pid, unsigned long vaddr, struct uprobe_consumer *uc)
+struct uprobe *uprobe_register_pid(struct pid *pid, unsigned long vaddr,
+				   struct uprobe_consumer *uc)
 {
 	struct uprobe *uprobe;
-	struct inode *inode;
 	struct mm_struct *mm;
-	loff_t offset;
-	int err;
 
 	if (!uc->handler && !uc->ret_handler)
 		return ERR_PTR(-EINVAL);
-	if (in_uprobe_callback())
-		return defer_register(NULL, vaddr, 0, pid, uc);
 	mm = pid_mm(pid);
 	if (IS_ERR(mm))
 		return ERR_CAST(mm);
-	err = place_of(mm, vaddr, &inode, &offset);
-	if (err) {
-		uprobe = ERR_PTR(err);
-		goto put_mm;
-	}
-	mmgrab(mm);
-	uprobe = register_consumer(inode, inode ? offset : vaddr, 0, uc, mm);
-	iput(inode);
-	if (IS_ERR(uprobe))
-		mmdrop(mm);
-put_mm:
+	if (in_uprobe_callback())
+		uprobe = defer_register(NULL, vaddr, 0, mm, uc);
+	else
+		uprobe = register_in_mm(mm, vaddr, uc);
 	mmput(mm);
 	return uprobe;
 }

@@ -171,17 +171,13 @@ static bool dup_return_instances(struct uprobe_task *child, struct uprobe_task *
  *
  * A thread starts with no uprobes state.  A forked process runs on a copy
  * of the parent's stack, with the parent's return addresses replaced by
- * the trampoline: it gets a copy of the parent's pending returns.  Its
- * own mm gets the parent's anonymous memory without the breakpoints of
- * probes by address (anon_fork_end()).
+ * the trampoline: it gets a copy of the parent's pending returns.
  */
 void uprobe_copy_process(struct task_struct *t, unsigned long flags)
 {
 	struct uprobe_task *utask = current->utask;
 
 	t->utask = NULL;
-	if (!(flags & CLONE_VM) && t->mm)
-		anon_fork_end(t->mm);
 	if (!utask || !utask->return_instances)
 		return;
 	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))

@@ -388,14 +388,16 @@ unsigned long uprobe_get_trampoline_vaddr(void)
 }
 
 /**
- * uprobe_dup_mmap - fork copies an mm
- * @oldmm: the parent's
- * @newmm: the child's, with the parent's mappings copied
+ * uprobe_dup_mmap - fork is about to copy an mm
+ * @oldmm: the parent's, its mmap_lock held for writing
+ * @newmm: the child's, a copy of the parent's struct, its mappings not yet
  *
- * The child has the parent's breakpoints and jumps already, in its copies
+ * The child will have the parent's breakpoints and jumps, in its copies
  * of the pages; it needs its own XOL page behind the copied XOL mapping,
  * where its pending returns (uprobe_copy_process()) lead, and its own
- * copies of the stub pages the jumps lead to.
+ * copies of the stub pages the jumps lead to.  The breakpoints of probes
+ * by address are taken out of its copies once made
+ * (uprobe_dup_mmap_copied()).
  */
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
@@ -420,7 +422,6 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 void uprobe_clear_state(struct mm_struct *mm)
 {
 	drop_delayed_of_mm(mm);
-	anon_fork_drop(mm);
 	if (mm->uprobes_state.xol_area)
 		free_xol_area(mm->uprobes_state.xol_area);
 	mm->uprobes_state.xol_area = NULL;

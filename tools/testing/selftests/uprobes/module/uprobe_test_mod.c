@@ -126,6 +126,7 @@ struct ut_request {
 	unsigned long di;
 	unsigned int sleep_ms;
 	pid_t pid;
+	struct pid *process;	/* "prep ID pid": @pid, found at the command */
 };
 
 typedef int (*ut_apply_fn)(struct uprobe *uprobe, struct uprobe_consumer *uc, bool add);
@@ -408,6 +409,8 @@ static void ut_release(struct ut_consumer *c)
 	c->mm = NULL;
 	if (!(c->flags & UT_BY_PID))
 		path_put(&c->path);
+	if (c->req)
+		put_pid(c->req->process);
 	kfree(c->req);
 	c->req = NULL;
 	c->prepared = false;
@@ -539,6 +542,16 @@ static int ut_parse_pid_request(struct ut_request *req, char *args)
 	return err;
 }
 
+/* uprobe_register_pid() of process @nr of the writer's pid namespace. */
+static struct uprobe *ut_register_pid(pid_t nr, unsigned long vaddr, struct uprobe_consumer *uc)
+{
+	struct pid *pid = find_get_pid(nr);
+	struct uprobe *uprobe = uprobe_register_pid(pid, vaddr, uc);
+
+	put_pid(pid);
+	return uprobe;
+}
+
 static int ut_cmd_pid(char *args)
 {
 	struct ut_consumer *c = ut_slot(&args);
@@ -555,7 +568,7 @@ static int ut_cmd_pid(char *args)
 		return err;
 	c->mm = NULL;
 	ut_consumer_setup(c, &req);
-	uprobe = uprobe_register_pid(req.pid, req.offset, &c->uc);
+	uprobe = ut_register_pid(req.pid, req.offset, &c->uc);
 	if (IS_ERR(uprobe))
 		return PTR_ERR(uprobe);
 	c->uprobe = uprobe;
@@ -577,6 +590,9 @@ static int ut_cmd_prep(char *args)
 		return -ENOMEM;
 	if (str_has_prefix(args, "pid ")) {
 		err = ut_parse_pid_request(req, args + 4);
+		/* In the writer's pid namespace, not in the handler's. */
+		if (!err)
+			req->process = find_get_pid(req->pid);
 	} else {
 		err = ut_parse_request(req, args);
 		if (!err)
@@ -623,7 +639,7 @@ static struct uprobe *ut_register_prepared(struct ut_consumer *c)
 	const struct ut_request *req = c->req;
 
 	if (req->flags & UT_BY_PID)
-		return uprobe_register_pid(req->pid, req->offset, &c->uc);
+		return uprobe_register_pid(req->process, req->offset, &c->uc);
 	return uprobe_register(d_real_inode(c->path.dentry), req->offset,
 			       req->ref_ctr_offset, &c->uc);
 }
