@@ -13,14 +13,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <linux/userfaultfd.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -285,6 +290,110 @@ TEST_F(proc, jit_unmapped)
 }
 
 /*
+ * MADV_FREE, then reclaim of the page (MADV_PAGEOUT): the kernel keeps
+ * probed code where it is, so the code and its probe are still there, and
+ * every call runs right and is counted.
+ */
+TEST_F(proc, jit_madv_free_keeps_code)
+{
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
+	EXPECT_EQ(2, jit_call(&self->j, 1));
+	ASSERT_EQ(0, madvise(self->j.page, page_size(), MADV_FREE));
+	ASSERT_EQ(0, madvise(self->j.page, page_size(), MADV_PAGEOUT));
+	/* The breakpoint replaced the first byte; the rest is the program's. */
+	ASSERT_EQ(0, memcmp(self->j.page + 1, (const uint8_t *)add1_code + 1,
+			    sizeof(add1_code) - 1));
+	EXPECT_EQ(3, jit_call(&self->j, 2));
+	EXPECT_EQ(2, test_mod_hits(0));
+	EXPECT_EQ(0, test_mod_log_count(0, 'L', -ENXIO));
+}
+
+#ifndef UFFDIO_MOVE
+/* Linux 6.8's UFFDIO_MOVE, which the build's headers may predate. */
+#define UFFD_FEATURE_MOVE	0x10000
+struct uffdio_move {
+	__u64 dst;
+	__u64 src;
+	__u64 len;
+	__u64 mode;
+	__s64 move;
+};
+
+#define UFFDIO_MOVE		_IOWR(UFFDIO, 0x05, struct uffdio_move)
+#endif
+
+/* A userfaultfd that may move pages, and @dst registered with it; or -errno. */
+static int uffd_for_move(void *dst)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_MOVE };
+	struct uffdio_register reg = {
+		.range = { .start = (uintptr_t)dst, .len = page_size() },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, UFFDIO_API, &api) || ioctl(fd, UFFDIO_REGISTER, &reg)) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/* UFFDIO_MOVE of one page from @src to @dst: 0 or -errno. */
+static int uffd_move(int fd, void *dst, void *src)
+{
+	struct uffdio_move move = {
+		.dst = (uintptr_t)dst,
+		.src = (uintptr_t)src,
+		.len = page_size(),
+	};
+
+	return ioctl(fd, UFFDIO_MOVE, &move) ? -errno : 0;
+}
+
+/*
+ * UFFDIO_MOVE would take the breakpoint to another address, where it would
+ * trap with no probe: a page with probed code is not moved (EBUSY), and
+ * its code and probe stay.  The same move of the same code unprobed works,
+ * which shows the refusal is the probe's.
+ */
+TEST_F(proc, jit_uffd_move_refused)
+{
+	int prot = PROT_READ | PROT_WRITE | PROT_EXEC;
+	uint8_t *dst;
+	struct jit moved;
+	int fd;
+
+	dst = mmap(NULL, page_size(), prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, dst);
+	fd = uffd_for_move(dst);
+	ASSERT_LE(0, fd);
+
+	ASSERT_EQ(0, jit_make(&moved, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, uffd_move(fd, dst, moved.page));
+	EXPECT_EQ(0, memcmp(dst, add1_code, sizeof(add1_code)));
+	munmap(moved.page, page_size());
+	munmap(dst, page_size());
+
+	dst = mmap(NULL, page_size(), prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, dst);
+	close(fd);
+	fd = uffd_for_move(dst);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
+	EXPECT_EQ(2, jit_call(&self->j, 1));
+	EXPECT_EQ(-EBUSY, uffd_move(fd, dst, self->j.page));
+	EXPECT_EQ(3, jit_call(&self->j, 2));
+	EXPECT_EQ(2, test_mod_hits(0));
+	close(fd);
+	munmap(dst, page_size());
+}
+
+/*
  * A child forked while the code is probed has its own copy of the page,
  * with the program's bytes and no probe: its calls are not counted, its
  * results are right; the parent's go on being counted.
@@ -524,6 +633,60 @@ TEST_F(proc, handler_swaps_itself)
 	EXPECT_EQ(10, test_mod_hits(1));
 }
 
+/* A grandchild in a new pid namespace calls proc_add once: 0 when it did. */
+static int call_add_in_new_pid_ns(void)
+{
+	int status;
+	pid_t pid;
+
+	if (unshare(CLONE_NEWPID))
+		return 2;
+	pid = fork();
+	if (pid < 0)
+		return 3;
+	if (pid == 0) {
+		call_add(1);
+		_exit(0);
+	}
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status) ?
+	       0 : 4;
+}
+
+/*
+ * A handler that runs in a task of another pid namespace registers a
+ * probe by process, named in this one: the process is the one the writer
+ * of the "prep" command named (the module holds its struct pid), not
+ * whatever has that number where the handler runs.
+ */
+TEST_F(proc, handler_in_other_pid_ns)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, test_mod_ctl("reg 0 %s 0x%lx h", self_path(), self_offset(proc_add)));
+	ASSERT_EQ(0, test_mod_ctl("prep 1 pid %d 0x%lx h", getpid(),
+				  (unsigned long)self->j.page));
+	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(call_add_in_new_pid_ns());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("child status 0x%x", status);
+	}
+	EXPECT_EQ(1, test_mod_hits(0));
+	EXPECT_EQ(1, test_mod_log_count(1, 'q', -EINPROGRESS));
+	EXPECT_TRUE(log_waits_for(1, 'R', 0)) {
+		TH_LOG("the queued registration failed: %d R(-ESRCH) lines",
+		       test_mod_log_count(1, 'R', -ESRCH));
+	}
+	EXPECT_EQ(6, jit_call(&self->j, 5));
+	EXPECT_EQ(1, test_mod_hits(1));
+	EXPECT_EQ(1, test_mod_log_count(1, 'h', getpid()));
+}
+
 /* A handler registers a probe by address in anonymous memory. */
 TEST_F(proc, handler_registers_jit_probe)
 {
@@ -651,6 +814,70 @@ TEST_F(proc, tracer_refusals)
 	/* Defined, but enabling it where nothing is mapped is refused. */
 	ASSERT_EQ(0, define_at('p', "nowhere", getpid(), (void *)(uintptr_t)page_size(), ""));
 	EXPECT_EQ(-EFAULT, event_enable("uproc", "nowhere", 1));
+	tracing_reset();
+}
+
+/* A child calling proc_add until killed, with pid @pid if not 0; or -errno. */
+static pid_t fork_calling(pid_t pid)
+{
+	struct clone_args args = {
+		.exit_signal = SIGCHLD,
+		.set_tid = pid ? (uintptr_t)&pid : 0,
+		.set_tid_size = pid ? 1 : 0,
+	};
+	long ret = syscall(__NR_clone3, &args, sizeof(args));
+
+	if (ret < 0)
+		return -errno;
+	if (ret == 0) {
+		for (;;) {
+			call_add(1);
+			usleep(1000);
+		}
+	}
+	return ret;
+}
+
+static void kill_child(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * An event names its process once: after that process has exited, a new
+ * process with the same pid (pids wrap; clone3() with set_tid makes it
+ * happen now) is a stranger.  Enabling the event again is refused with
+ * ESRCH and an error_log line, and the new process is never probed.
+ */
+TEST_F(proc, tracer_pid_reused)
+{
+	pid_t first, second;
+	long hits;
+	int i;
+
+	tracing_reset();
+	first = fork_calling(0);
+	ASSERT_LT(0, first);
+	ASSERT_EQ(0, define_at('p', "reused", first, proc_add, ""));
+	ASSERT_EQ(0, event_enable("uproc", "reused", 1));
+	for (i = 0; i < 500 && profile_hits("reused") <= 0; i++)
+		usleep(10000);
+	EXPECT_LT(0, profile_hits("reused"));
+	ASSERT_EQ(0, event_enable("uproc", "reused", 0));
+	kill_child(first);
+	hits = profile_hits("reused");
+
+	second = fork_calling(first);
+	if (second > 0 && second != first)
+		kill_child(second);
+	ASSERT_EQ(first, second);
+	EXPECT_EQ(-ESRCH, event_enable("uproc", "reused", 1));
+	EXPECT_TRUE(error_logged("Probe not armed: its process is gone"));
+	usleep(200000);
+	EXPECT_EQ(hits, profile_hits("reused"));
+	event_enable("uproc", "reused", 0);
+	kill_child(second);
 	tracing_reset();
 }
 
