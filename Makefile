@@ -76,20 +76,30 @@ $(error no mutant $(MUTANT_PATCH))
 endif
 endif
 
-.PHONY: help deps tree config kernel init root tests check check-all retest torture mutants \
-	bench run shell series cross cleanroom clean
+# The package groups of dev/deps.sh: deps-GROUP installs GROUP's packages
+# when missing, and each target below names the groups it needs.  ARCH=arm64
+# adds the arm64 group to every kernel; cross installs only the compilers of
+# CROSS_ARCHES.
+DEPS_GROUPS := base tests arm64 cross bench series
+DEPS_ARCH := $(if $(CROSS),deps-arm64)
+CROSS_GROUPS := $(if $(CROSS_ARCHES),$(addprefix cross-,$(CROSS_ARCHES)),cross)
+
+.PHONY: help deps $(addprefix deps-,$(DEPS_GROUPS)) tree config kernel init root tests check \
+	check-all retest torture mutants bench run shell series cross cleanroom clean
 
 help:
 	@echo 'Targets:'
-	@echo '  run        deps, build, boot our kernel and show a live probe'
-	@echo '  check      deps, build, boot and run every test; ends "N passed, N failed"'
+	@echo '  run        install, build, boot our kernel and show a live probe'
+	@echo '  check      install, build, boot and run every test; ends "N passed, N failed"'
 	@echo '  check-all  what CI runs: check, check ARCH=arm64, cross, check KERNEL=upstream,'
 	@echo '             then mutants for the time left; one last count'
 	@echo '  shell      boot the kernel to an interactive shell (exit it to stop)'
 	@echo '  series     our changes as a patch series in out/series/, checkpatch --strict'
 	@echo '  cross      build ours for every other architecture with uprobes (tinyconfig)'
 	@echo '  cleanroom  compare our files with the base tree'"'"'s uprobes implementation'
-	@echo '  deps       install the packages everything needs (apt-get, idempotent)'
+	@echo '  deps       install the packages of every target (apt-get, idempotent); each'
+	@echo '             target installs its own groups (deps-GROUP, dev/deps.sh):'
+	@echo '             $(DEPS_GROUPS)'
 	@echo '  tree       prepare out/src/$$KERNEL from the base tarball'
 	@echo '  kernel     configure and build out/build/$$KERNEL'
 	@echo '  tests      build the test programs and the test module'
@@ -128,9 +138,19 @@ help:
 	@echo '                        (default $(TORTURE_LINES))'
 
 deps:
-	@$(TOP)/dev/deps.sh
+	@$(TOP)/dev/deps.sh all
 
-tree: deps
+deps-base deps-tests deps-arm64 deps-bench:
+	@$(TOP)/dev/deps.sh $(@:deps-%=%)
+
+deps-cross:
+	@$(TOP)/dev/deps.sh $(CROSS_GROUPS)
+
+# series STEPS=1 builds for arm64 too.
+deps-series:
+	@$(TOP)/dev/deps.sh series $(if $(STEPS),cross-arm64)
+
+tree: deps-base $(DEPS_ARCH)
 	@$(TOP)/dev/tree.sh ours
 	@$(TOP)/dev/tree.sh $(TREE) $(MUTANT_PATCH)
 
@@ -143,15 +163,15 @@ kernel: config
 
 init: $(INIT) $(if $(CROSS),root)
 
-$(INIT): $(TOP)/guest/init.c
+$(INIT): $(TOP)/guest/init.c | deps-base
 	@mkdir -p $(dir $@)
 	gcc -static -O2 -Wall -Wextra -o $@ $<
 
 # The arm64 guest's root: Debian, with its init (dev/arm64-root.sh).
-root: deps
+root: deps-arm64
 	@$(TOP)/dev/arm64-root.sh $(OUT)/arm64 $(TOP)/guest/init.c
 
-tests: kernel
+tests: kernel deps-tests
 	@+$(KARCH) $(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
 
 check: kernel tests init
@@ -159,7 +179,7 @@ check: kernel tests init
 		$(TORTURE_SECONDS) $(FUZZ_LINES)
 
 # The test boot alone, against the kernel already built: for test writers.
-retest: init
+retest: init deps-tests
 	@$(TOP)/dev/tree.sh ours
 	@+$(KARCH) $(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
 	@ARCH=$(ARCH) TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
@@ -174,11 +194,12 @@ torture:
 		TIMEOUT=$$(($(DURATION) + $(TORTURE_LINES) / 20 + 2400))
 
 # Every mutant kernel: the suites its patch names must fail.
-mutants: deps init
+# Each mutant is a make check or make cross, which install their own.
+mutants: init
 	@$(TOP)/dev/mutants.sh $(TIMEOUT) '$(MUTANTS)'
 
 # The kernels, same config, same QEMU, same guest program: one table.
-bench: deps init
+bench: deps-bench init
 	@+$(MAKE) --no-print-directory kernel KERNEL=upstream DEBUG= MUTANT=
 	$(if $(AA),,@+$(MAKE) --no-print-directory kernel KERNEL=perfcore DEBUG= MUTANT=)
 	@+$(MAKE) --no-print-directory kernel KERNEL=ours DEBUG= MUTANT=
@@ -193,7 +214,7 @@ run: kernel init
 shell: kernel init
 	@$(TOP)/dev/boot.sh --interactive --arch $(ARCH) $(IMAGE) $(RESULTS) 0 -- /bin/bash
 
-series: tree
+series: tree deps-series
 	@$(TOP)/dev/series.sh $(OUT)/series
 	$(if $(STEPS),@$(TOP)/dev/series-build.sh $(OUT)/series.git $(OUT)/series-build x86_64 arm64)
 
@@ -202,10 +223,10 @@ check-all: deps
 	@CROSS_ARCHES="$(CROSS_ARCHES)" MUTANTS_FROM="$(MUTANTS_FROM)" $(TOP)/dev/check-all.sh
 
 # Our tree for every other architecture with uprobes: one line each.
-cross: tree
+cross: tree deps-cross
 	@$(TOP)/dev/cross.sh $(SRC) $(OUT)/cross/$(TREE) $(TOP)/configs/cross.config $(CROSS_ARCHES)
 
-cleanroom: deps
+cleanroom: deps-base
 	@$(TOP)/../shared/tools/cleanroom-check $(TOP)
 
 clean:
