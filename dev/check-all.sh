@@ -1,35 +1,60 @@
 #!/usr/bin/env bash
 # check-all.sh
 #
-# What CI runs: every test on x86-64 (make check), the suites that are not
-# about x86 on arm64 (make check ARCH=arm64), our tree built for the other
-# architectures (make cross, one result each; CROSS_ARCHES from the
-# environment picks some), the tests on the untouched base (make check
-# KERNEL=upstream: what upstream also has must pass there too), then the
-# mutants (make mutants), one after the other round their list, for as
-# long as the run is within MUTANTS_UNTIL seconds of its start (default
-# 3600): each mutant's suites count as passed when they catch it.  The
-# base's run takes about 27 minutes and starts only within UPSTREAM_UNTIL
-# seconds (default 2700): a run whose builds start cold (a change to a
-# header every file includes rebuilds both of our kernels) skips it, one
-# skip in the count, and stays within CI's 90 minutes.  The
-# first mutant is number MUTANTS_FROM (the environment) or else the one
-# after the last that ran on this machine, whose name is kept in the
-# cache: successive runs go round the whole list.  Each part runs even if
-# one before it failed; the last line adds them up, "N passed, N failed,
-# N skipped".
-set -uo pipefail
+# What CI runs (.ci/run): our tests, proven on the untouched base and on
+# mutant kernels, in an order planned to end well within CI's 90 minutes.
+# The parts, in order:
+#   x86_64         every test on x86-64 (make check);
+#   upstream       the core of the suites on the base (make check
+#                  KERNEL=upstream T=UPSTREAM_CORE): KUnit, our kselftests
+#                  and the base's ftrace selftests; what the base also has
+#                  must pass there;
+#   mutants        MUTANTS_MIN mutants (default: a seventh of the list,
+#                  rounded up, so that any seven runs in a row go round it),
+#                  one after the other round their list (make mutants); a
+#                  suite that catches its mutant counts as passed, one that
+#                  misses it as failed;
+#   arm64          the suites that are not about x86, on arm64 (make check
+#                  ARCH=arm64);
+#   cross ARCH     our tree built for ARCH, each of CROSS_ARCHES in turn
+#                  (default: all eight others);
+#   upstream-rest  the other suites of guest/check.sh on the base (the peer
+#                  tools: perf, bpftrace, bcc, the BPF selftests, stress-ng);
+#   more mutants   the next ones round the list.
+# The first three always run.  Each later one starts only within its time
+# of the run's start (seconds, from the environment: ARM64_UNTIL,
+# CROSS_UNTIL, UPSTREAM_REST_UNTIL, MUTANTS_UNTIL), else arm64, a cross
+# ARCH or upstream-rest counts one skip: a run whose builds start cold (a
+# change to a header every file includes) drops those, not the first
+# three.  README "Proving the tests" has the times these are set from.
+# The first mutant is number MUTANTS_FROM (the environment), else the one
+# after the last that a run on this machine reached (its name is kept in
+# the cache), else the first of the day's seventh of the list (days since
+# the epoch, modulo 7): successive runs go round the list, and so do
+# successive days if the cache is lost.  Each part runs even if one before
+# it failed, and says how long it took; the last line adds them up,
+# "N passed, N failed, N skipped".
+set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 passed=0 failed=0 skipped=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+ARM64_UNTIL=${ARM64_UNTIL:-3300}
+CROSS_UNTIL=${CROSS_UNTIL:-3720}
+UPSTREAM_REST_UNTIL=${UPSTREAM_REST_UNTIL:-3900}
+MUTANTS_UNTIL=${MUTANTS_UNTIL:-3900}
+UPSTREAM_CORE='^(kunit|uprobe_.*|ftracetest)$'
+# A mutant's boot may hang: it gets MUTANT_LIMIT seconds.
+MUTANT_LIMIT=600
+cursor=${UPROBES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/uprobes}/mutants-next
+
 # Adds the "N passed, N failed, N skipped" last line of $log to the totals;
 # a part that printed none counts one failure.
 add_counts() {
 	local line p f s
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
 	if [ -z "$line" ]; then
 		echo "not ok - $1: no result"
 		failed=$((failed + 1))
@@ -39,70 +64,148 @@ add_counts() {
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
 }
 
+# make TARGET... in the top directory, its output also in $log; a failure
+# is told by the output, not the status.
+make_logged() {
+	make -C "$top" --no-print-directory "$@" 2>&1 | tee "$log" || true
+}
+
+# part NAME: the head of a part.  part_end NAME START: its time.
+part() {
+	echo "=== $1 ($SECONDS s into the run): ${*:2}"
+}
+part_end() {
+	echo "=== $1: $((SECONDS - $2)) s"
+}
+
+# in_time NAME UNTIL: true if the run is within UNTIL seconds of its
+# start, else says so and counts NAME as one skip.
+in_time() {
+	[ "$SECONDS" -lt "$2" ] && return 0
+	echo "=== $1: not run, $SECONDS s into the run (started only before $2 s)"
+	skipped=$((skipped + 1))
+	return 1
+}
+
 run_part() {
-	local name=$1
+	local name=$1 start=$SECONDS
 	shift
-	echo "=== $name: make $*"
-	make -C "$top" --no-print-directory "$@" 2>&1 | tee "$log"
+	part "$name" "make $*"
+	make_logged "$@"
 	add_counts "$name"
+	part_end "$name" "$start"
 }
 
-# A mutant's boot may hang: it gets MUTANT_LIMIT seconds, and none starts
-# later than MUTANTS_UNTIL seconds into the run.
-MUTANT_LIMIT=600
-cursor=${UPROBES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/uprobes}/mutants-next
+# The suites of guest/check.sh (its suites=( ) list), one a line.
+guest_suites() {
+	awk '/^suites=\(/ { on = 1; next }
+		on && /^\)/ { exit }
+		on { gsub(/"/, ""); if (NF) print $1 }' "$top/guest/check.sh"
+}
 
-# Prints the index in "$@" of the mutant named in $cursor, or 0.
+# The suites of guest/check.sh that UPSTREAM_CORE leaves out, as a regex.
+upstream_rest() {
+	local names
+	names=$(guest_suites | grep -Ev "$UPSTREAM_CORE" | paste -sd'|' || true)
+	[ -z "$names" ] || echo "^($names)\$"
+}
+
+mutant_names=()
+for patch in "$top"/dev/mutants/*.patch; do
+	[ -e "$patch" ] && mutant_names+=("$(basename "$patch" .patch)")
+done
+mutant_count=${#mutant_names[@]}
+# The share of the list each run takes at least: seven runs cover it.
+MUTANTS_MIN=${MUTANTS_MIN:-$(((mutant_count + 6) / 7))}
+
+# Prints the index of the first mutant of this run (see the top).
 first_mutant() {
-	local next i
+	local next i day
+	if [ -n "${MUTANTS_FROM:-}" ]; then
+		echo $((MUTANTS_FROM % mutant_count))
+		return
+	fi
 	next=$(cat "$cursor" 2>/dev/null || true)
-	for ((i = 1; i <= $#; i++)); do
-		if [ "${!i}" = "$next" ]; then
-			echo $((i - 1))
+	for ((i = 0; i < mutant_count; i++)); do
+		if [ "${mutant_names[i]}" = "$next" ]; then
+			echo "$i"
 			return
 		fi
 	done
-	echo 0
+	day=$(($(date -u +%s) / 86400))
+	echo $(((day % 7) * MUTANTS_MIN % mutant_count))
 }
 
+mutants_start=0 mutants_ran=0
+
+# run_mutants NAME MIN UNTIL: the next mutants round the list, not past
+# its end: MIN of them whatever the time, then more only while the run is
+# within UNTIL seconds of its start.
 run_mutants() {
-	local names=() i n start until=${MUTANTS_UNTIL:-3600} ran=0 name
-	mapfile -t names < <(cd "$top/dev/mutants" && ls -- *.patch | sed 's/\.patch$//')
-	n=${#names[@]}
-	start=${MUTANTS_FROM:-$(first_mutant "${names[@]}")}
+	local name=$1 min=$2 until=$3 start=$SECONDS ran=0 i caught missed mutant
+	part "$name" "make mutants, number $(((mutants_start + mutants_ran) % mutant_count)) on, of $mutant_count"
 	mkdir -p "$(dirname "$cursor")"
-	for ((i = 0; i < n; i++)); do
-		if [ "$SECONDS" -ge "$until" ]; then
-			echo "=== mutants: $ran of $n run, from number $start; time is up"
-			return
+	while [ "$mutants_ran" -lt "$mutant_count" ]; do
+		if [ "$ran" -ge "$min" ] && [ "$SECONDS" -ge "$until" ]; then
+			[ "$until" -eq 0 ] ||
+				echo "=== $name: time is up ($SECONDS s into the run, started only before $until s)"
+			break
 		fi
-		name=${names[$(((start + i) % n))]}
-		make -C "$top" --no-print-directory mutants TIMEOUT=$MUTANT_LIMIT \
-			MUTANTS="^$name\$" 2>&1 | tee "$log"
-		passed=$((passed + $(grep -c '^          caught by ' "$log")))
-		failed=$((failed + $(grep -c '^          MISSED by ' "$log")))
-		ran=$((ran + 1))
-		echo "${names[$(((start + i + 1) % n))]}" >"$cursor"
+		i=$(((mutants_start + mutants_ran) % mutant_count))
+		mutant=${mutant_names[i]}
+		make_logged mutants TIMEOUT=$MUTANT_LIMIT MUTANTS="^$mutant\$"
+		caught=$(grep -c '^          caught by ' "$log" || true)
+		missed=$(grep -c '^          MISSED by ' "$log" || true)
+		passed=$((passed + caught)) failed=$((failed + missed))
+		if [ $((caught + missed)) -eq 0 ]; then
+			echo "not ok - mutant $mutant: no result"
+			failed=$((failed + 1))
+		fi
+		ran=$((ran + 1)) mutants_ran=$((mutants_ran + 1))
+		echo "${mutant_names[$(((i + 1) % mutant_count))]}" >"$cursor"
 	done
-	echo "=== mutants: all $n run"
+	echo "=== $name: $ran run; $mutants_ran of $mutant_count in all, from number $mutants_start"
+	part_end "$name" "$start"
 }
+
+run_cross() {
+	local arch=$1 start=$SECONDS ok bad
+	part "cross $arch" "make cross CROSS_ARCHES=$arch"
+	make_logged cross CROSS_ARCHES="$arch"
+	ok=$(grep -cE "^  $arch +ok " "$log" || true)
+	bad=$(grep -cE "^  $arch +(FAILED|WARNED) " "$log" || true)
+	passed=$((passed + ok)) failed=$((failed + bad))
+	if [ $((ok + bad)) -eq 0 ]; then
+		echo "not ok - cross $arch: no result"
+		failed=$((failed + 1))
+	fi
+	part_end "cross $arch" "$start"
+}
+
+[ "$mutant_count" -gt 0 ] || { echo "check-all.sh: no mutant in dev/mutants" >&2; exit 2; }
+mutants_start=$(first_mutant)
+read -r -a cross_arches <<<"${CROSS_ARCHES:-arm arm64 loongarch mips powerpc riscv s390 sparc64}"
+rest=$(upstream_rest)
 
 run_part x86_64 check
-run_part arm64 check ARCH=arm64
-
-echo "=== cross: make cross ${CROSS_ARCHES:+CROSS_ARCHES=\"$CROSS_ARCHES\"}"
-make -C "$top" --no-print-directory cross CROSS_ARCHES="${CROSS_ARCHES:-}" 2>&1 | tee "$log"
-passed=$((passed + $(grep -cE '^  [a-z0-9]+ +ok ' "$log")))
-failed=$((failed + $(grep -cE '^  [a-z0-9]+ +(FAILED|WARNED) ' "$log")))
-
-if [ "$SECONDS" -lt "${UPSTREAM_UNTIL:-2700}" ]; then
-	run_part upstream check KERNEL=upstream
-else
-	echo "=== upstream: not run, $SECONDS s into the run (UPSTREAM_UNTIL=${UPSTREAM_UNTIL:-2700})"
-	skipped=$((skipped + 1))
+run_part upstream check KERNEL=upstream T="$UPSTREAM_CORE"
+run_mutants mutants "$MUTANTS_MIN" 0
+if in_time arm64 "$ARM64_UNTIL"; then
+	run_part arm64 check ARCH=arm64
 fi
-run_mutants
+for arch in "${cross_arches[@]}"; do
+	if in_time "cross $arch" "$CROSS_UNTIL"; then
+		run_cross "$arch"
+	fi
+done
+if [ -n "$rest" ] && in_time upstream-rest "$UPSTREAM_REST_UNTIL"; then
+	run_part upstream-rest check KERNEL=upstream T="$rest" RESULTS="$top/out/results/upstream-rest"
+fi
+if [ "$mutants_ran" -lt "$mutant_count" ] && [ "$SECONDS" -lt "$MUTANTS_UNTIL" ]; then
+	run_mutants "more mutants" 0 "$MUTANTS_UNTIL"
+fi
 
 echo
+echo "=== check-all: $SECONDS s"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
