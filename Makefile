@@ -21,6 +21,7 @@ CROSS_ARCHES ?=
 STEPS ?=
 MUTANTS ?=
 MUTANTS_FROM ?=
+MUTANTS_MIN ?=
 AA ?=
 
 TOP := $(CURDIR)
@@ -91,8 +92,9 @@ help:
 	@echo 'Targets:'
 	@echo '  run        install, build, boot our kernel and show a live probe'
 	@echo '  check      install, build, boot and run every test; ends "N passed, N failed"'
-	@echo '  check-all  what CI runs: check, check ARCH=arm64, cross, check KERNEL=upstream,'
-	@echo '             then mutants for the time left; one last count'
+	@echo '  check-all  what CI runs: check, the core suites on upstream, a seventh of the'
+	@echo '             mutants; then, as time allows, check ARCH=arm64, cross, the other'
+	@echo '             suites on upstream, more mutants; one last count (dev/check-all.sh)'
 	@echo '  shell      boot the kernel to an interactive shell (exit it to stop)'
 	@echo '  series     our changes as a patch series in out/series/, checkpatch --strict'
 	@echo '  cross      build ours for every other architecture with uprobes (tinyconfig)'
@@ -126,7 +128,8 @@ help:
 	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied'
 	@echo '  MUTANTS=REGEX         the mutants that mutants runs (default: all)'
 	@echo '  MUTANTS_FROM=N        check-all runs the mutants from the Nth (default: after the'
-	@echo '                        last one a check-all on this machine ran), round the list'
+	@echo '                        last one a check-all on this machine ran, else by the day)'
+	@echo '  MUTANTS_MIN=N         check-all runs at least N mutants (default: a seventh of them)'
 	@echo '  AA=1                  bench runs each kernel against itself: the noise band'
 	@echo '  TCG=multi|single      test boots run a host thread per vCPU (default), or both'
 	@echo '                        vCPUs on one thread, taking turns (reproducible)'
@@ -218,9 +221,11 @@ series: tree deps-series
 	@$(TOP)/dev/series.sh $(OUT)/series
 	$(if $(STEPS),@$(TOP)/dev/series-build.sh $(OUT)/series.git $(OUT)/series-build x86_64 arm64)
 
-# What CI runs: check on x86-64 and on arm64, then cross; one last line.
+# What CI runs: the tests, on ours and on the base, the mutants, arm64 and
+# cross, in an order that keeps within CI's time; one last line.
 check-all: deps
-	@CROSS_ARCHES="$(CROSS_ARCHES)" MUTANTS_FROM="$(MUTANTS_FROM)" $(TOP)/dev/check-all.sh
+	@CROSS_ARCHES="$(CROSS_ARCHES)" MUTANTS_FROM="$(MUTANTS_FROM)" \
+		$(if $(MUTANTS_MIN),MUTANTS_MIN="$(MUTANTS_MIN)") $(TOP)/dev/check-all.sh
 
 # Our tree for every other architecture with uprobes: one line each.
 cross: tree deps-cross
