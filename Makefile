@@ -174,15 +174,15 @@ $(INIT): $(TOP)/guest/init.c | deps-base
 root: deps-arm64
 	@$(TOP)/dev/arm64-root.sh $(OUT)/arm64 $(TOP)/guest/init.c
 
-tests: kernel deps-tests
+tests: deps-tests kernel
 	@+$(KARCH) $(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
 
-check: kernel tests init
+check: deps-tests kernel tests init
 	@ARCH=$(ARCH) TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
 		$(TORTURE_SECONDS) $(FUZZ_LINES)
 
 # The test boot alone, against the kernel already built: for test writers.
-retest: init deps-tests
+retest: deps-tests init
 	@$(TOP)/dev/tree.sh ours
 	@+$(KARCH) $(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
 	@ARCH=$(ARCH) TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
