@@ -26,12 +26,16 @@ AA ?=
 
 TOP := $(CURDIR)
 OUT := $(TOP)/out
-TREE := $(if $(MUTANT),mutant,$(KERNEL))
+# A mutant is built in ours' own tree and build directory, so that only the
+# files it changes are compiled again; the next build of ours undoes it.
+TREE := $(KERNEL)
 SRC := $(OUT)/src/$(TREE)
 # x86-64 keeps the names it always had; arm64 builds and tests beside it.
 ARCH_SUFFIX := $(if $(filter arm64,$(ARCH)),-arm64)
 FLAVOUR := $(TREE)$(if $(DEBUG),-debug)$(ARCH_SUFFIX)
 BUILD := $(OUT)/build/$(FLAVOUR)
+# The mutant the kernel in $(BUILD) was built with, empty for none.
+BUILD_MUTANT := $(BUILD)/.uprobes-mutant
 TESTS := $(OUT)/tests$(ARCH_SUFFIX)
 RESULTS ?= $(OUT)/results/$(FLAVOUR)$(if $(MUTANT),-$(MUTANT))
 INIT := $(OUT)/guest/init
@@ -47,7 +51,11 @@ FRAGMENTS += $(wildcard $(TOP)/configs/bpf-$(ARCH).config)
 FRAGMENTS += $(if $(filter ours wip,$(KERNEL)),$(wildcard $(TOP)/configs/ours-$(ARCH).config))
 FRAGMENTS += $(if $(DEBUG),$(TOP)/configs/debug.config)
 
+# Paths under the checkout are hashed relative to it, and the directory of a
+# compile is not hashed: a fresh clone elsewhere (CI) finds the objects built
+# here.  The cost is debug info that may name the other checkout's directory.
 export CCACHE_BASEDIR := $(TOP)
+export CCACHE_NOHASHDIR := 1
 KBUILD_ENV := KBUILD_BUILD_TIMESTAMP="2024-11-17" KBUILD_BUILD_USER=uprobes \
 	KBUILD_BUILD_HOST=build
 ifeq ($(ARCH),x86_64)
@@ -125,7 +133,8 @@ help:
 	@echo '  T=REGEX               run only the suites whose name matches (check)'
 	@echo '  TIMEOUT=SECONDS       hard limit for one boot (default $(TIMEOUT_NORMAL); $(TIMEOUT_DEBUG) with DEBUG=1)'
 	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
-	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied'
+	@echo '  MUTANT=NAME           build ours with dev/mutants/NAME.patch applied, in ours'"'"''
+	@echo '                        tree and build (the next build of ours undoes it)'
 	@echo '  MUTANTS=REGEX         the mutants that mutants runs (default: all)'
 	@echo '  MUTANTS_FROM=N        check-all runs the mutants from the Nth (default: after the'
 	@echo '                        last one a check-all on this machine ran, else by the day)'
@@ -154,15 +163,16 @@ deps-series:
 	@$(TOP)/dev/deps.sh series $(if $(STEPS),cross-arm64)
 
 tree: deps-base $(DEPS_ARCH)
-	@$(TOP)/dev/tree.sh ours
-	@$(TOP)/dev/tree.sh $(TREE) $(MUTANT_PATCH)
+	@$(TOP)/dev/tree.sh ours $(MUTANT_PATCH)
+	$(if $(filter-out ours,$(TREE)),@$(TOP)/dev/tree.sh $(TREE))
 
 config: tree
 	@$(KARCH) $(TOP)/dev/config.sh $(SRC) $(BUILD) $(FRAGMENTS)
 
 kernel: config
-	@echo "  KERNEL  $(KERNEL)$(if $(DEBUG), (debug)) for $(ARCH) from $$(cat $(OUT)/src/upstream.version)"
+	@echo "  KERNEL  $(KERNEL)$(if $(MUTANT), with mutant $(MUTANT))$(if $(DEBUG), (debug)) for $(ARCH) from $$(cat $(OUT)/src/upstream.version)"
 	@+$(KMAKE) -s $(IMAGE_TARGET) modules
+	@echo '$(MUTANT)' >$(BUILD_MUTANT)
 
 init: $(INIT) $(if $(CROSS),root)
 
@@ -183,7 +193,9 @@ check: deps-tests kernel tests init
 
 # The test boot alone, against the kernel already built: for test writers.
 retest: deps-tests init
-	@$(TOP)/dev/tree.sh ours
+	@[ "$$(cat $(BUILD_MUTANT) 2>/dev/null)" = '$(MUTANT)' ] || \
+		{ echo "retest: $(BUILD) holds mutant '$$(cat $(BUILD_MUTANT))': make kernel first" >&2; exit 1; }
+	@$(TOP)/dev/tree.sh ours $(MUTANT_PATCH)
 	@+$(KARCH) $(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
 	@ARCH=$(ARCH) TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
 		$(TORTURE_SECONDS) $(FUZZ_LINES)

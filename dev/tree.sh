@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tree.sh upstream|perfcore|ours|wip|mutant [MUTANT_PATCH]
+# tree.sh upstream|perfcore|ours [MUTANT_PATCH]|wip
 #
 # Prepares out/src/KERNEL from Debian's linux-source-6.12 tarball.
 #   upstream: the untouched base.
@@ -8,15 +8,16 @@
 #   ours:     the base, with patches/*.patch applied and every path of
 #             overlay.list copied in from this repo (replacing the base's);
 #             a path written -PATH there is the base's, removed from ours.
+#             With MUTANT_PATCH (dev/mutants/), that patch is applied last:
+#             it breaks one feature on purpose, to see the tests of that
+#             feature fail.  The next run without it puts ours back.
 #   wip:      ours, plus the paths of overlay-wip.list: replacements that
 #             are committed but do not pass the tests yet.
-#   mutant:   ours, plus MUTANT_PATCH (dev/mutants/) applied last: it breaks
-#             one feature on purpose, to see the tests of that feature fail.
 # Re-running is cheap and incremental: a file of `ours` is rewritten only
 # when its content changes, so kbuild rebuilds only what depends on it.
 set -euo pipefail
 
-kernel=${1:?usage: tree.sh upstream|ours|wip|mutant [MUTANT_PATCH]}
+kernel=${1:?usage: tree.sh upstream|perfcore|ours [MUTANT_PATCH]|wip}
 mutant=${2:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/out/src
@@ -143,10 +144,9 @@ upstream) ;;
 perfcore) patches=("${perfcore_patches[@]/#/$top/patches/}")
 	overlay_lists=()
 	prepare perfcore ;;
-ours) prepare ours ;;
+ours) [ -z "$mutant" ] || [ -f "$mutant" ] || { echo "tree.sh: no mutant patch '$mutant'" >&2; exit 2; }
+	prepare ours ;;
 wip) overlay_lists+=("$top/overlay-wip.list")
 	prepare wip ;;
-mutant) [ -f "$mutant" ] || { echo "tree.sh: no mutant patch '$mutant'" >&2; exit 2; }
-	prepare mutant ;;
-*) echo "tree.sh: unknown kernel '$kernel' (upstream, perfcore, ours, wip or mutant)" >&2; exit 2 ;;
+*) echo "tree.sh: unknown kernel '$kernel' (upstream, perfcore, ours or wip)" >&2; exit 2 ;;
 esac
