@@ -7,12 +7,19 @@
 # counts a suite that never finished as a failure.  The test programs are
 # copied to a tmpfs first: a probe is keyed by inode, and an inode of the 9p
 # root may be dropped and looked up anew between two uses of a path.
+# ENGINE (base or ours) is the engine the host built, which the programs
+# take for the kernel's (UPROBE_TEST_ENGINE); uprobe_engine, run whatever
+# FILTER selects, fails if the kernel answers otherwise.
 set -uo pipefail
 
 kernel=${1:?usage: check.sh KERNEL ENGINE TESTS MODULES RESULTS TORTURE_SECONDS FUZZ_LINES [FILTER]}
 # The filter goes last: the kernel command line that carries the arguments
 # drops an empty one.
 engine=$2 tests=$3 modules=$4 results=$5 torture=$6 fuzz_lines=$7 filter=${8:-}
+case $engine in
+base | ours) ;;
+*) echo "check.sh: ENGINE must be base or ours, not '$engine'" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 work=/tmp/uprobes
 suite_timeout=900
@@ -24,6 +31,7 @@ machine=$(uname -m)
 # instructions, the analysis KUnit), and those with no arm64 build yet
 # (bcc, test_progs).
 suites=(
+	"uprobe_engine      -       ./uprobe_engine"
 	"kunit              x86_64  $here/kunit-tap.sh"
 	"uprobe_events      -       ./uprobe_events"
 	"uprobe_perf        -       ./uprobe_perf"
@@ -55,6 +63,7 @@ suites=(
 selected() {
 	local name=$1 only=$2
 	[[ $only == - || $only == "$machine" ]] || return 1
+	[ "$name" != uprobe_engine ] || return 0
 	[[ -z $filter || $name =~ $filter ]]
 }
 
@@ -85,6 +94,7 @@ mkdir -p "$work"
 cp -a "$tests/uprobes/." "$work/"
 cp -a "$modules/." "$work/" 2>/dev/null || true
 export UPROBE_TEST_KERNEL=$kernel
+export UPROBE_TEST_ENGINE=$engine
 export UPROBE_TEST_MODULE=$work/uprobe_test_mod.ko
 export UPROBE_SAMPLE_MODULE=$work/uprobe_example.ko
 export UPROBE_TORTURE_SECONDS=$torture

@@ -516,13 +516,27 @@ static bool kallsyms_has(const char *name)
  * (whose 336 is perf_event_open), the symbol table tells: only our engine
  * has uprobe_unregister_synced().
  */
-static bool ask_engine_is_base(void)
+bool kernel_engine_is_base(void)
 {
 #ifdef __x86_64__
 	return !(syscall(336) == -1 && errno == ENXIO);
 #else
 	return !kallsyms_has("uprobe_unregister_synced");
 #endif
+}
+
+int host_engine_is_base(void)
+{
+	const char *name = getenv(ENGINE_VARIABLE);
+
+	if (!name)
+		return -1;
+	if (!strcmp(name, "base"))
+		return 1;
+	if (!strcmp(name, "ours"))
+		return 0;
+	fprintf(stderr, "# %s is '%s', neither base nor ours\n", ENGINE_VARIABLE, name);
+	exit(KSFT_FAIL);
 }
 
 bool debug_kernel(void)
@@ -533,9 +547,17 @@ bool debug_kernel(void)
 bool engine_is_base(void)
 {
 	static int base = -1;
+	int host;
 
-	if (base < 0)
-		base = ask_engine_is_base();
+	if (base >= 0)
+		return base;
+	base = kernel_engine_is_base();
+	host = host_engine_is_base();
+	if (host >= 0 && host != base) {
+		fprintf(stderr, "# the host built %s engine, but the kernel answers as %s\n",
+			host ? "the base's" : "our", base ? "the base's" : "ours");
+		exit(KSFT_FAIL);
+	}
 	return base;
 }
 

@@ -224,10 +224,29 @@ int step_to_exit(unsigned long (*work)(void), void (*at)(unsigned long ip, void 
 
 /*
  * Whether the kernel under test runs the base's uprobes engine rather than
- * ours, asked of the kernel itself, for the few behaviours where ours
- * differs.
+ * ours, for the few behaviours where ours differs.  The host, which built
+ * the kernel, says which in the environment (ENGINE_VARIABLE, "base" or
+ * "ours"; guest/check.sh sets it), and the kernel must answer the same
+ * (kernel_engine_is_base()): if it does not, the calling process prints why
+ * and exits with KSFT_FAIL, which fails the calling test.  Without the
+ * variable (a program run by hand), the kernel's answer.
  */
 bool engine_is_base(void);
+
+#define ENGINE_VARIABLE	"UPROBE_TEST_ENGINE"
+
+/*
+ * What the host says (ENGINE_VARIABLE): 1 for the base's engine, 0 for ours,
+ * -1 if it says nothing.  A value that is neither exits with KSFT_FAIL.
+ */
+int host_engine_is_base(void);
+
+/*
+ * What the kernel answers: on x86-64, whether syscall 336 (our jump stubs'
+ * way in) is missing; elsewhere, whether a function of our engine alone is
+ * missing from the symbol table.
+ */
+bool kernel_engine_is_base(void);
 
 /* Whether the kernel has the debug checkers of DEBUG=1 (it has kmemleak). */
 bool debug_kernel(void);
