@@ -4,7 +4,8 @@
 # One test boot: runs guest/check.sh in the guest, then checks the kernel
 # log and prints the counts; the last line is "N passed, N failed, N skipped".
 # The tests learn whose uprobes engine the kernel runs (base or ours) from
-# the tree it was built from, for the few behaviours where ours differs.
+# the tree it was built from, for the few behaviours where ours differs,
+# and what KUnit cases it must run (dev/kunit-plan.sh).
 # TCG=single (environment) runs both vCPUs on one host thread instead of
 # one each: reproducible, but the vCPUs then take turns, and races between
 # threads of the guest rarely show.  ARCH=arm64 (environment) boots the
@@ -20,6 +21,7 @@ modules=$tests/modules/$(basename "$build")
 engine=base
 cmp -s "$top/out/src/upstream/kernel/events/uprobes.c" "$build/source/kernel/events/uprobes.c" ||
 	engine=ours
+kunit_plan=$("$top/dev/kunit-plan.sh" "$build")
 
 rm -rf "$results"
 mkdir -p "$results" "$modules"
@@ -35,7 +37,7 @@ start=$(date +%s)
 boot_rc=0
 "$top/dev/boot.sh" "${boot_args[@]}" "$image" "$results" "$limit" -- \
 	"$top/guest/check.sh" "$kernel" "$engine" "$tests" "$modules" /tmp/results "$torture" \
-	"$fuzz_lines" "$filter" ||
+	"$fuzz_lines" "$kunit_plan" "$filter" ||
 	boot_rc=$?
 echo "  CHECK   boot ended with status $boot_rc after $(($(date +%s) - start))s"
 kernel_rc=0

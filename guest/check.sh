@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check.sh KERNEL ENGINE TESTS MODULES RESULTS TORTURE_SECONDS FUZZ_LINES [FILTER]   (in the guest)
+# check.sh KERNEL ENGINE TESTS MODULES RESULTS TORTURE_SECONDS FUZZ_LINES KUNIT_PLAN [FILTER]   (in the guest)
 #
 # Runs every test suite in turn.  Each suite writes TAP to RESULTS/NAME.tap
 # (also shown on the console) and its exit status to RESULTS/NAME.rc; the
@@ -9,13 +9,16 @@
 # root may be dropped and looked up anew between two uses of a path.
 # ENGINE (base or ours) is the engine the host built, which the programs
 # take for the kernel's (UPROBE_TEST_ENGINE); uprobe_engine, run whatever
-# FILTER selects, fails if the kernel answers otherwise.
+# FILTER selects, fails if the kernel answers otherwise.  KUNIT_PLAN is
+# the host's count of the KUnit cases to expect (dev/kunit-plan.sh).
 set -uo pipefail
 
-kernel=${1:?usage: check.sh KERNEL ENGINE TESTS MODULES RESULTS TORTURE_SECONDS FUZZ_LINES [FILTER]}
+usage="usage: check.sh KERNEL ENGINE TESTS MODULES RESULTS TORTURE_SECONDS FUZZ_LINES KUNIT_PLAN [FILTER]"
+kernel=${1:?$usage}
 # The filter goes last: the kernel command line that carries the arguments
 # drops an empty one.
-engine=$2 tests=$3 modules=$4 results=$5 torture=$6 fuzz_lines=$7 filter=${8:-}
+engine=$2 tests=$3 modules=$4 results=$5 torture=$6 fuzz_lines=$7 kunit_plan=${8:?$usage}
+filter=${9:-}
 case $engine in
 base | ours) ;;
 *) echo "check.sh: ENGINE must be base or ours, not '$engine'" >&2; exit 2 ;;
@@ -95,6 +98,7 @@ cp -a "$tests/uprobes/." "$work/"
 cp -a "$modules/." "$work/" 2>/dev/null || true
 export UPROBE_TEST_KERNEL=$kernel
 export UPROBE_TEST_ENGINE=$engine
+export UPROBE_KUNIT_PLAN=$kunit_plan
 export UPROBE_TEST_MODULE=$work/uprobe_test_mod.ko
 export UPROBE_SAMPLE_MODULE=$work/uprobe_example.ko
 export UPROBE_TORTURE_SECONDS=$torture

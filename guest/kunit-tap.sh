@@ -1,68 +1,56 @@
 #!/usr/bin/env bash
-# kunit-tap.sh: the results of the KUnit suites that ran at boot, as TAP.
+# kunit-tap.sh: the results of the uprobes KUnit suites that ran at boot,
+# as TAP.
 #
-# KUnit writes each suite's KTAP to debugfs.  Each test case of a suite (an
-# "ok"/"not ok" line one level in) becomes one of our tests, named
-# SUITE.CASE, keeping its "# SKIP" directive; a suite without cases (it
-# failed to start) counts as one.  What must have run comes from the
-# uprobes KUnit files of the tree under test ($UPROBE_TEST_SRC): each
-# suite they define, with as many cases as they list; a suite missing, or
-# short of cases, is a failure.
+# What must have run is the host's plan, $UPROBE_KUNIT_PLAN
+# ("SUITE=CASES,..." or "-" for none; dev/kunit-plan.sh, from the sources
+# the kernel was built from): the TAP plan is the sum of its cases, written
+# before anything is read.  KUnit writes each suite's KTAP to debugfs; each
+# case of a planned suite (an "ok"/"not ok" line one level in) is one of
+# our tests, named SUITE.CASE, keeping its "# SKIP" directive.  A planned
+# suite missing, or with more or fewer cases than planned, is a harness
+# failure ("not ok - harness: ..."), not a failed test: the run then falls
+# short of its plan, or passes it, which the host counts as a failure too.
+# Suites outside the plan show as comments only.
 set -euo pipefail
 
 dir=/sys/kernel/debug/kunit
-src=${UPROBE_TEST_SRC:?}
-mapfile -t sources < <(ls "$src"/arch/x86/kernel/uprobes_kunit.c \
-	"$src"/kernel/events/uprobes/*kunit*.c 2>/dev/null || true)
+plan=${UPROBE_KUNIT_PLAN:?}
 
-# expected_suites: the name of each struct kunit_suite in the sources.
-expected_suites() {
-	[ ${#sources[@]} -eq 0 ] ||
-		awk '/struct kunit_suite .* = \{/ { s = 1 }
-		     s && /\.name = "/ { sub(/.*\.name = "/, ""); sub(/".*/, ""); print; s = 0 }' \
-			"${sources[@]}"
+# cases SUITE: one "ok|not ok NAME[ # SKIP why]" line per case of SUITE.
+cases() {
+	sed -nE "s/^    (not ok|ok) [0-9]+ ([^ #]+)[^#]*(# SKIP.*)?\$/\1 $1.\2 \3/p" \
+		"$dir/$1/results" | sed 's/ $//'
 }
 
-# expected_cases: how many cases the sources list, over all their suites.
-expected_cases() {
-	[ ${#sources[@]} -eq 0 ] && echo 0 ||
-		cat "${sources[@]}" | grep -cE '^[[:space:]]*KUNIT_CASE' || true
-}
-
-# results SUITE: one "ok|not ok NAME[ # SKIP why]" line per case of SUITE.
-results() {
-	local suite=$1 file=$dir/$1/results
-	if grep -qE '^    (not )?ok [0-9]+ ' "$file"; then
-		sed -nE "s/^    (not ok|ok) [0-9]+ ([^ #]+)[^#]*(# SKIP.*)?\$/\1 $suite.\2 \3/p" "$file" |
-			sed 's/ $//'
-	elif grep -qE '^not ok ' "$file"; then
-		echo "not ok $suite"
-	else
-		echo "ok $suite"
-	fi
-}
-
-mapfile -t suites < <(ls "$dir" 2>/dev/null)
-lines=()
-for suite in "${suites[@]}"; do
-	sed 's/^/# /' "$dir/$suite/results"
-	mapfile -t -O ${#lines[@]} lines < <(results "$suite")
-done
-cases=0
-while read -r suite; do
-	if [ -e "$dir/$suite/results" ]; then
-		cases=$((cases + $(results "$suite" | wc -l)))
-	else
-		lines+=("not ok $suite: did not run")
-	fi
-done < <(expected_suites)
-want=$(expected_cases)
-[ "$cases" -ge "$want" ] || lines+=("not ok uprobes KUnit: $cases of $want cases ran")
+declare -A want=()
+total=0
+if [ "$plan" != - ]; then
+	IFS=, read -r -a entries <<<"$plan"
+	for entry in "${entries[@]}"; do
+		want[${entry%=*}]=${entry#*=}
+		total=$((total + ${entry#*=}))
+	done
+fi
 echo "TAP version 13"
-echo "1..${#lines[@]}"
+echo "1..$total"
+mapfile -t present < <(ls "$dir" 2>/dev/null || true)
+for suite in "${present[@]}"; do
+	sed 's/^/# /' "$dir/$suite/results"
+	[ -n "${want[$suite]+set}" ] || echo "# not planned, not counted: $suite"
+done
 n=0
-for line in "${lines[@]}"; do
-	n=$((n + 1))
-	[[ $line =~ ^(not ok|ok)\ (.*)$ ]]
-	echo "${BASH_REMATCH[1]} $n kunit: ${BASH_REMATCH[2]}"
+for suite in "${!want[@]}"; do
+	if [ ! -e "$dir/$suite/results" ]; then
+		echo "not ok - harness: kunit: $suite did not run"
+		continue
+	fi
+	mapfile -t lines < <(cases "$suite")
+	[ "${#lines[@]}" -eq "${want[$suite]}" ] ||
+		echo "not ok - harness: kunit: $suite ran ${#lines[@]} cases of ${want[$suite]}"
+	for line in "${lines[@]}"; do
+		n=$((n + 1))
+		[[ $line =~ ^(not ok|ok)\ (.*)$ ]]
+		echo "${BASH_REMATCH[1]} $n kunit: ${BASH_REMATCH[2]}"
+	done
 done
