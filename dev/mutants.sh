@@ -7,12 +7,15 @@
 # applied (out/build/mutant, incremental from one mutant to the next), runs
 # those suites, and reports whether each one failed.  An "Arch: arm64" line
 # runs them on arm64 (make check ARCH=arm64).  A catch is a failed test in
-# the suite's own TAP: a suite that did not run (a boot that failed) or
-# only stopped short with no failed test catches nothing.  The suite
-# "cross" is the build of the other architectures: the mutant must break
-# the arm64 build (make cross).  Exits non-zero if a suite passed on a
-# kernel it should have caught.  With REGEX, only the mutants whose name
-# matches it run.
+# the suite's own TAP, counted on the suite's line of the summary: a suite
+# that did not run (a boot that failed), stopped short, or broke with no
+# failed test (a wrapper's "not ok - harness: ...", as for a crashed
+# test_progs or a short KUnit run, which dev/summary.sh keeps off that
+# line) catches nothing, and is reported as a boot or harness failure.
+# The suite "cross" is the build of the other architectures: the mutant
+# must break the arm64 build (make cross).  Exits non-zero if a suite
+# passed on a kernel it should have caught.  With REGEX, only the mutants
+# whose name matches it run.
 set -euo pipefail
 
 limit=${1:-2400}
@@ -44,9 +47,13 @@ for patch in "$top"/dev/mutants/*.patch; do
 		line=$(grep -E "^$suite +[0-9]+ passed" "$log" || true)
 		if [[ $line =~ ^$suite\ +[0-9]+\ passed,\ [1-9] ]]; then
 			echo "          caught by $suite: $line"
+		elif [ -z "$line" ]; then
+			why=$(grep -m1 -E "^not ok - $suite: " "$log" || true)
+			echo "          MISSED by $suite: boot or harness failure, no result${why:+ (${why#not ok - })}"
+			missed=$((missed + 1))
 		else
 			why=$(grep -m1 -E "^not ok - $suite: " "$log" || true)
-			echo "          MISSED by $suite: ${line:-no result}${why:+ (${why#not ok - })}"
+			echo "          MISSED by $suite: $line${why:+; not a catch: ${why#not ok - }}"
 			missed=$((missed + 1))
 		fi
 	done
