@@ -5,7 +5,9 @@
 # log and prints the counts; the last line is "N passed, N failed, N skipped".
 # The tests learn whose uprobes engine the kernel runs (base or ours) from
 # the tree it was built from, for the few behaviours where ours differs,
-# and what KUnit cases it must run (dev/kunit-plan.sh).
+# and what KUnit cases it must run (dev/kunit-plan.sh); the summary holds
+# the skips to the list of those expected of that engine and architecture
+# (dev/expected-skips).
 # TCG=single (environment) runs both vCPUs on one host thread instead of
 # one each: reproducible, but the vCPUs then take turns, and races between
 # threads of the guest rarely show.  ARCH=arm64 (environment) boots the
@@ -44,4 +46,4 @@ kernel_rc=0
 "$top/dev/console-check.sh" "$results/console.log" || kernel_rc=1
 echo
 echo "Results for kernel $kernel, base linux-source-6.12 $base:"
-"$top/dev/summary.sh" "$results" "$kernel_rc"
+"$top/dev/summary.sh" "$results" "$engine" "${ARCH:-x86_64}" "$kernel_rc"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# summary.sh RESULTS [KERNEL_CHECK_RC]
+# summary.sh RESULTS ENGINE ARCH [KERNEL_CHECK_RC]
 #
 # Counts the results of a test boot.  Each suite left RESULTS/NAME.tap (its
 # TAP) and RESULTS/NAME.rc (its exit status); guest/check.sh wrote the list
@@ -8,14 +8,17 @@
 # ..." line is not a test: the wrapper of a suite says the suite itself
 # broke (it crashed, or ran short of what the host planned); it counts one
 # failure, but not on the suite's own line, whose failures are its tests'
-# alone (dev/mutants.sh counts a catch from them).  A suite that never
+# alone (dev/mutants.sh counts a catch from them).  A skip that
+# dev/expected-skips does not list for ENGINE (base or ours) on ARCH
+# (x86_64 or arm64) counts one failure more.  So do a suite that never
 # ran, ran short of its "1..N" plan, or exited non-zero without reporting a
-# failure counts one failure more, and so does a dirty kernel log
-# (KERNEL_CHECK_RC non-zero).  Prints "N passed, N failed, N skipped" last.
+# failure, and a dirty kernel log (KERNEL_CHECK_RC non-zero).  Prints "N
+# passed, N failed, N skipped" last.
 set -euo pipefail
 
-results=${1:?usage: summary.sh RESULTS [KERNEL_CHECK_RC]}
-kernel_rc=${2:-0}
+usage="usage: summary.sh RESULTS ENGINE ARCH [KERNEL_CHECK_RC]"
+results=${1:?$usage} engine=${2:?$usage} arch=${3:?$usage} kernel_rc=${4:-0}
+expected=$(dirname "$0")/expected-skips
 passed=0 failed=0 skipped=0
 harness='^not ok( [0-9]+)?( -)? harness: '
 
@@ -24,8 +27,27 @@ fail() {
 	failed=$((failed + 1))
 }
 
+# expected_skips SUITE: the names of the tests of SUITE that
+# dev/expected-skips lets skip on this engine and architecture.
+expected_skips() {
+	awk -F '|' -v engine="$engine" -v arch="$arch" -v suite="$1" '
+		function field(i) { s = $i; gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+		/^[ \t]*(#|$)/ { next }
+		NF != 5 { print "expected-skips: bad line: " $0 > "/dev/stderr"; exit 1 }
+		(field(1) == engine || field(1) == "*") && (field(2) == arch || field(2) == "*") &&
+			field(3) == suite { print field(4) }' "$expected"
+}
+
+# skipped_tests SUITE: the name of each test that SUITE's TAP skipped: its
+# description, less the " - " or "SUITE: " that may start it.
+skipped_tests() {
+	sed -nE 's/^ok( [0-9]+)? (.*[^ ]) *# *(SKIP|skip).*/\2/p' "$results/$1.tap" |
+		sed -E "s/^- //; s/^$1: //"
+}
+
 count_suite() {
-	local name=$1 tap=$results/$1.tap rc planned ran p f s line
+	local name=$1 tap=$results/$1.tap rc planned ran p f s line test
+	local -a allowed=()
 	if [ ! -f "$tap" ]; then
 		fail "$name: did not run"
 		return
@@ -43,6 +65,11 @@ count_suite() {
 	while read -r line; do
 		fail "$name: harness: ${line#*harness: }"
 	done < <(grep -E "$harness" "$tap" || true)
+	mapfile -t allowed < <(expected_skips "$name")
+	while read -r test; do
+		printf '%s\n' "${allowed[@]}" | grep -qxF -- "$test" ||
+			fail "$name: unexpected skip: $test (not in dev/expected-skips for $engine on $arch)"
+	done < <(skipped_tests "$name")
 	if [ -z "$planned" ] || [ "$planned" -ne "$ran" ]; then
 		fail "$name: ran $ran of ${planned:-an unknown number of} tests"
 	elif [ "$rc" != 0 ] && [ "$f" -eq 0 ]; then
@@ -50,6 +77,11 @@ count_suite() {
 	fi
 }
 
+case $engine in
+base | ours) ;;
+*) echo "summary.sh: ENGINE must be base or ours, not '$engine'" >&2; exit 2 ;;
+esac
+expected_skips '' >/dev/null
 [ -f "$results/plan" ] || fail "the guest did not start its test run"
 if [ -f "$results/plan" ]; then
 	while read -r suite; do
