@@ -3,7 +3,11 @@
 # (test_progs, the tests bpf-selftests.list names) as TAP, one line per
 # subtest.  test_progs runs in a tmpfs copy of $UPROBE_BPF_SELFTESTS with
 # $UPROBE_BPF_TESTMOD (bpf_testmod.ko, built for the running kernel) beside
-# it, where it loads it from; its own output follows as comments.
+# it, where it loads it from; its own output follows as comments.  The TAP
+# plan is the list's, written first: the sum of the results each test must
+# report.  A test that reported nothing, or test_progs ending by a signal
+# or with a failure but no failed test, is a harness failure ("not ok -
+# harness: ..."), not a failed test.
 set -euo pipefail
 
 list=$(dirname "$0")/bpf-selftests.list
@@ -18,10 +22,21 @@ names() {
 		sed 's/^!//' | paste -sd, -
 }
 
+# planned: the number of results the tests of LIST must report, the sum
+# of their second column.
+planned() {
+	sed -e 's/#.*//' "$list" | awk '
+		NF && $1 !~ /^!/ {
+			if ($2 !~ /^[0-9]+$/) { print "no count for " $1 > "/dev/stderr"; exit 1 }
+			n += $2
+		}
+		END { print n + 0 }'
+}
+
 # tap TESTS: test_progs' result lines as TAP.  A test with subtests
 # reports on each of them, so its own line is left out; SKIP becomes
 # "# SKIP".  Each of TESTS (comma separated) that reported nothing is a
-# failure of its own.
+# harness failure.
 tap() {
 	awk -v tests="$1" '
 	# The failed tests again, with their logs.
@@ -43,8 +58,7 @@ tap() {
 		split(tests, want, ",")
 		for (i = 1; i in want; i++)
 			if (!(want[i] in seen))
-				print "not ok " ++n " - " want[i] ": did not run"
-		print "1.." n + 0
+				print "not ok - harness: test_progs: " want[i] " reported nothing"
 	}'
 }
 
@@ -56,7 +70,15 @@ tests=$(names '^[^!]')
 args=(-t "$tests")
 deny=$(names '^!')
 [ -z "$deny" ] || args+=(-d "$deny")
+plan=$(planned)
+echo "TAP version 13"
+echo "1..$plan"
 rc=0
 ./test_progs "${args[@]}" >"$log" 2>&1 || rc=$?
 tap "$tests" <"$log"
+if [ "$rc" -gt 128 ]; then
+	echo "not ok - harness: test_progs killed by signal $((rc - 128))"
+elif [ "$rc" -ne 0 ] && ! grep -qE '^#[0-9/]+ +[^ ]+:FAIL' "$log"; then
+	echo "not ok - harness: test_progs exited with status $rc, no test failed"
+fi
 exit "$rc"
