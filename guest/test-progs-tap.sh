@@ -36,12 +36,15 @@ planned() {
 # tap TESTS: test_progs' result lines as TAP.  A test with subtests
 # reports on each of them, so its own line is left out; SKIP becomes
 # "# SKIP".  Each of TESTS (comma separated) that reported nothing is a
-# harness failure.
+# harness failure.  Once test_progs caught a signal, its crash handler
+# dumps the log of the test it was in, results included: no test failed
+# there, test_progs did.
 tap() {
 	awk -v tests="$1" '
 	# The failed tests again, with their logs.
 	/^All error logs:/ { repeats = 1 }
-	!repeats && (/^#[0-9]+\/[0-9]+ +[^ ]+:(OK|FAIL|SKIP)/ || /^#[0-9]+ +[^ ]+:(OK|FAIL|SKIP)/) {
+	/^Caught signal #[0-9]+!/ { crashed = 1 }
+	!repeats && !crashed && (/^#[0-9]+\/[0-9]+ +[^ ]+:(OK|FAIL|SKIP)/ || /^#[0-9]+ +[^ ]+:(OK|FAIL|SKIP)/) {
 		name = $2; sub(/:.*/, "", name)
 		result = $2; sub(/^[^:]*:/, "", result)
 		parent = name; sub(/\/.*/, "", parent); seen[parent] = 1
@@ -75,10 +78,10 @@ echo "TAP version 13"
 echo "1..$plan"
 rc=0
 ./test_progs "${args[@]}" >"$log" 2>&1 || rc=$?
-tap "$tests" <"$log"
 if [ "$rc" -gt 128 ]; then
 	echo "not ok - harness: test_progs killed by signal $((rc - 128))"
 elif [ "$rc" -ne 0 ] && ! grep -qE '^#[0-9/]+ +[^ ]+:FAIL' "$log"; then
 	echo "not ok - harness: test_progs exited with status $rc, no test failed"
 fi
+tap "$tests" <"$log"
 exit "$rc"
