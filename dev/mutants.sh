@@ -4,8 +4,9 @@
 # Proves the tests can fail.  Each dev/mutants/NAME.patch breaks one feature
 # of the kernel on purpose and names, on its "Expect-fail:" line, the suites
 # that must catch it.  For each mutant this builds `ours` with the patch
-# applied (out/build/mutant, incremental from one mutant to the next), runs
-# those suites, and reports whether each one failed.  An "Arch: arm64" line
+# applied (in ours' own build directory: only the files it changes, and
+# those the mutant before it changed, are compiled), runs those suites,
+# and reports whether each one failed.  An "Arch: arm64" line
 # runs them on arm64 (make check ARCH=arm64).  A catch is a failed test in
 # the suite's own TAP, counted on the suite's line of the summary: a suite
 # that did not run (a boot that failed), stopped short, or broke with no
