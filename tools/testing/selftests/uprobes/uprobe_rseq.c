@@ -53,15 +53,21 @@
  *
  * and an unprobed control.  The probe counts its hits through
  * uprobe_events and is hit once before the threads start, which also gives
- * ours the time to put in its jump.  Each case expects the counters to
- * add up to the number of commits exactly, the probed instruction to
- * leave in r8 what it leaves unprobed, some aborts (signals come inside
- * the section too: the kernel honours it), and the hits to lie between
- * the commits and the commits plus the aborts (an abort may come after
- * the hit's handlers, before the instruction ran).  The base steps all
- * but nop2 (on arm64: all it does not simulate) from a slot outside the
- * section and gets those wrong: there they run, report their sums, and
- * are skipped.
+ * ours the time to put in its jump.  Each case expects every thread to
+ * make all its commits and take all its signals (the threads stop early
+ * only if RUN_SECONDS pass, which counts as a failure, not a pass), the
+ * probed instruction to leave in r8 what it leaves unprobed, some aborts
+ * (signals come inside the section too: the kernel honours it), no more
+ * aborts in a thread than it had signals and context switches (a kernel
+ * aborts a sequence for a preemption, a migration or a signal, never for
+ * a hit), and the hits to lie between the commits and the commits plus
+ * the aborts (an abort may come after the hit's handlers, before the
+ * instruction ran).  On ours the counters add up to the number of
+ * commits exactly.  The base steps all but nop2 (on arm64: all it does
+ * not simulate) from a slot outside the section, where a preempted task
+ * is not aborted: there every check but the sum holds, and the sum falls
+ * short of the commits (four threads pinned to one CPU lose about 50,000
+ * of 80,000 increments).
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -86,7 +92,7 @@
 #define EVENT		"commit"
 #define ITERATIONS	20000	/* commits per thread, at least */
 #define MIN_SIGNALS	100	/* signals taken per thread, at least */
-#define RUN_SECONDS	20	/* then the threads stop where they are */
+#define RUN_SECONDS	100	/* then the threads stop where they are: a failure */
 #define MIN_WORKERS	4
 #define MAX_WORKERS	32
 #define MAX_CPUS	1024
@@ -275,6 +281,7 @@ struct worker {
 	const struct section *sec;
 	int cpu;		/* to pin to, or -1 */
 	long commits, aborts, wrong, signals;
+	long switches;		/* context switches, or -1 if unknown */
 	bool failed;		/* no rseq, or could not pin */
 };
 
@@ -301,6 +308,27 @@ static bool more_work(long done)
 	       __atomic_load_n(&thread_signals, __ATOMIC_RELAXED) < MIN_SIGNALS;
 }
 
+/* The calling thread's context switches, voluntary or not, or -1. */
+static long thread_switches(void)
+{
+	long n, total = 0;
+	char line[128];
+	int found = 0;
+	FILE *f;
+
+	f = fopen("/proc/thread-self/status", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %ld", &n) == 1) {
+			total += n;
+			found++;
+		}
+	fclose(f);
+	return found == 2 ? total : -1;
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
@@ -319,6 +347,7 @@ static void *work(void *arg)
 		__atomic_store_n(&w->commits, i + 1, __ATOMIC_RELAXED);
 	}
 	w->signals = __atomic_load_n(&thread_signals, __ATOMIC_RELAXED);
+	w->switches = thread_switches();
 	__atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -483,10 +512,12 @@ static void rseq_case(struct __test_metadata *_metadata, const struct section *s
 {
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	long commits, aborts, wrong = 0, sum = 0, hits = 0, out[2];
+	bool loses = engine_is_base() && sec->base_wrong;
 	struct rseq *rs = rseq_area();
 	int i, cut_short = 0;
 	struct timespec t0;
 	bool failed = false;
+	struct worker *w;
 	double took;
 
 	if (!rs)
@@ -515,12 +546,12 @@ static void rseq_case(struct __test_metadata *_metadata, const struct section *s
 	ASSERT_EQ(0, crew_run(sec, cpu));
 	took = seconds_since(&t0);
 	for (i = 0; i < nr_workers; i++) {
-		commits += workers[i].commits;
-		aborts += workers[i].aborts;
-		wrong += workers[i].wrong;
-		failed |= workers[i].failed;
-		cut_short += workers[i].commits < ITERATIONS ||
-			     workers[i].signals < MIN_SIGNALS;
+		w = &workers[i];
+		commits += w->commits;
+		aborts += w->aborts;
+		wrong += w->wrong;
+		failed |= w->failed;
+		cut_short += w->commits < ITERATIONS || w->signals < MIN_SIGNALS;
 	}
 	for (i = 0; i < MAX_CPUS; i++)
 		sum += counters[i].count;
@@ -529,17 +560,27 @@ static void rseq_case(struct __test_metadata *_metadata, const struct section *s
 	TH_LOG("%d threads, %.2f s: %ld commits, sum %ld, %ld aborts, %ld hits, %ld signals",
 	       nr_workers, took, commits, sum, aborts, hits, signals);
 	ASSERT_FALSE(failed) TH_LOG("a thread had no rseq, or could not be pinned");
-	if (cut_short)
+	EXPECT_EQ(0, cut_short)
 		TH_LOG("%d threads stopped after %d s, short of %d commits or %d signals",
 		       cut_short, RUN_SECONDS, ITERATIONS, MIN_SIGNALS);
-	if (engine_is_base() && sec->base_wrong)
-		SKIP(return, "the base steps it out of the section: %ld lost of %ld",
-		     commits - sum, commits);
-	EXPECT_EQ(commits, sum) TH_LOG("%ld increments lost", commits - sum);
+	if (loses) {
+		/* A task preempted in the slot commits a stale value. */
+		EXPECT_GT(commits, sum) TH_LOG("the base lost no increment");
+	} else {
+		EXPECT_EQ(commits, sum) TH_LOG("%ld increments lost", commits - sum);
+	}
 	EXPECT_EQ(0, wrong) TH_LOG("r8 wrong after %ld commits", wrong);
 	/* Signals come in sections too: aborts show the kernel honours them. */
 	EXPECT_LT(0, signals);
 	EXPECT_LT(0, aborts);
+	/* An abort is for a preemption, a migration or a signal, never a hit. */
+	for (i = 0; i < nr_workers; i++) {
+		w = &workers[i];
+		ASSERT_LE(0, w->switches) TH_LOG("no context switch count");
+		EXPECT_GE(w->signals + w->switches, w->aborts)
+			TH_LOG("thread %d: %ld aborts for %ld signals and %ld switches",
+			       i, w->aborts, w->signals, w->switches);
+	}
 	if (sec->insn) {
 		EXPECT_LE(commits, hits);
 		EXPECT_GE(commits + aborts, hits);
