@@ -917,21 +917,32 @@ static int run_watching(pid_t pid, struct syscall_watch *w, struct user_regs_str
 	}
 }
 
+/* What skip_in_child() saw of the child. */
+struct skipped {
+	int sig;		/* the signal that stopped it at last, 0 if it exited */
+	struct user_regs_struct regs;	/* its registers then */
+	struct uprobes_maps maps;	/* its [uprobes] mappings then */
+	unsigned long jump;	/* where jump_nop jumped to before the second call, or 0 */
+	bool jump_in_maps;	/* that is in its [uprobes] mappings */
+	long long hits;		/* of the probe, after both calls */
+};
+
 /*
  * A child with a probe on jump_nop (a return probe if @ret), stopped
  * before its second call, which a debugger runs with every syscall @nr
- * skipped, and sees @seen times.  Return: the signal that stops the child
- * next (0: it exited), its registers then in @regs, its [uprobes] mappings
- * in @maps.
+ * skipped, and sees @seen times.  What the child shows goes to @out.
  */
-static int skip_in_child(struct __test_metadata *_metadata, int ret, long nr, long seen,
-			 struct user_regs_struct *regs, struct uprobes_maps *maps)
+static void skip_in_child(struct __test_metadata *_metadata, int ret, long nr, long seen,
+			  struct skipped *out)
 {
 	struct syscall_watch w = { .nr = nr, .skip = true };
+	struct uprobes_maps before;
 	struct perf_event_attr attr;
-	int status, sig, fd;
+	unsigned char code[5];
+	int status, fd, rel;
 	pid_t pid;
 
+	memset(out, 0, sizeof(*out));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
@@ -943,33 +954,45 @@ static int skip_in_child(struct __test_metadata *_metadata, int ret, long nr, lo
 	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
-	sig = run_watching(pid, &w, regs);
-	if (sig) {
-		EXPECT_EQ(0, uprobes_maps_read(pid, maps));
+	/* After the first call: what the second runs, at jump_nop. */
+	ASSERT_EQ(0, mem_read(pid, jump_nop, code, sizeof(code)));
+	ASSERT_EQ(0, uprobes_maps_read(pid, &before));
+	if (code[0] == 0xe9) {
+		memcpy(&rel, code + 1, sizeof(rel));
+		out->jump = (unsigned long)jump_nop + 5 + rel;
+		out->jump_in_maps = uprobes_maps_hold(&before, out->jump);
+	}
+	out->sig = run_watching(pid, &w, &out->regs);
+	if (out->sig) {
+		EXPECT_EQ(0, uprobes_maps_read(pid, &out->maps));
 	} else {
 		/* It went through the stub and exited, as unprobed. */
 		EXPECT_TRUE(WIFEXITED(w.status) && !WEXITSTATUS(w.status));
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
+	out->hits = perf_count(fd);
 	close(fd);
 	EXPECT_EQ(seen, w.seen);
-	return sig;
 }
 
 /*
  * Ours: a debugger that would skip the uprobe syscall never sees a stub's,
- * which is taken before the syscall-entry work, as a trap would be: the
- * child goes through the stub and exits.
+ * which is taken before the syscall-entry work, as a trap would be.  The
+ * first call put in the jump to the stub; the second goes through it, as
+ * one hit like the first, and the child exits.
  */
 TEST(uprobe_syscall_of_stub_not_seen_by_debugger)
 {
-	struct user_regs_struct regs;
-	struct uprobes_maps maps;
+	struct skipped out;
 
 	if (engine_is_base())
 		SKIP(return, "the base has no uprobe syscall");
-	EXPECT_EQ(0, skip_in_child(_metadata, 0, NR_UPROBE, 0, &regs, &maps));
+	skip_in_child(_metadata, 0, NR_UPROBE, 0, &out);
+	EXPECT_NE(0, out.jump) TH_LOG("no jump at the probe after a hit");
+	EXPECT_TRUE(out.jump_in_maps) TH_LOG("the jump goes to %#lx", out.jump);
+	EXPECT_EQ(0, out.sig) TH_LOG("stopped by signal %d at %#llx", out.sig, out.regs.rip);
+	EXPECT_EQ(2, out.hits);
 }
 
 /*
@@ -978,13 +1001,14 @@ TEST(uprobe_syscall_of_stub_not_seen_by_debugger)
  */
 TEST(skipped_uretprobe_syscall_stops_in_trampoline)
 {
-	struct user_regs_struct regs;
-	struct uprobes_maps maps;
+	struct skipped out;
 
 	if (engine_is_base())
 		SKIP(return, "the base's trampoline goes on after a skipped syscall");
-	EXPECT_EQ(SIGILL, skip_in_child(_metadata, 1, NR_URETPROBE, 1, &regs, &maps));
-	EXPECT_TRUE(uprobes_maps_hold(&maps, regs.rip)) TH_LOG("stopped at %#llx", regs.rip);
+	skip_in_child(_metadata, 1, NR_URETPROBE, 1, &out);
+	EXPECT_EQ(SIGILL, out.sig);
+	EXPECT_TRUE(uprobes_maps_hold(&out.maps, out.regs.rip))
+		TH_LOG("stopped at %#llx", out.regs.rip);
 }
 
 static char dispatch_selector;	/* read by the kernel at each syscall */
