@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 
@@ -461,8 +462,11 @@ TARGET long fuzz_wait(long fd)
 	return read(fd, &c, 1) == 1 ? c : -1;
 }
 
+static pid_t waiter_tid;
+
 static void *wait_in_probed(void *arg)
 {
+	__atomic_store_n(&waiter_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
 	return (void *)fuzz_wait((long)arg);
 }
 
@@ -474,11 +478,71 @@ static void count_sigill(int sig)
 	__atomic_add_fetch(&sigills, 1, __ATOMIC_RELAXED);
 }
 
+#define PENDING_SCAN	2048	/* bytes of the waiter's stack looked at, above its sp */
+#define PENDING_WAIT_MS	15000	/* within the harness's 30 s */
+
+/*
+ * Whether thread @tid of process @pid is blocked in read() with a return
+ * pending: a word of its stack, just above its stack pointer, is in the
+ * process's [uprobes] mapping, where the return trampoline is (the return
+ * address of fuzz_wait(), which the probe's hit replaced).
+ */
+static bool return_pending(pid_t pid, pid_t tid)
+{
+	unsigned long sp, pc, stack[PENDING_SCAN / sizeof(long)];
+	struct uprobes_maps maps;
+	char path[64], line[256];
+	size_t len, i;
+	long nr;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, "%ld %*s %*s %*s %*s %*s %*s %lx %lx", &nr, &sp, &pc) != 3 ||
+	    nr != SYS_read) {
+		fclose(f);
+		return false;
+	}
+	fclose(f);
+	if (uprobes_maps_read(pid, &maps))
+		return false;
+	/* As much of the stack above sp as is mapped, up to PENDING_SCAN. */
+	for (len = sizeof(stack); len >= 64; len /= 2)
+		if (!mem_read(pid, (void *)sp, stack, len))
+			break;
+	for (i = 0; len >= 64 && i < len / sizeof(long); i++)
+		if (uprobes_maps_hold(&maps, stack[i]))
+			return true;
+	return false;
+}
+
+/* Waits for return_pending(): true, or false after PENDING_WAIT_MS. */
+static bool wait_return_pending(pid_t pid, pid_t tid)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (return_pending(pid, tid))
+			return true;
+		usleep(10000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 <
+		 PENDING_WAIT_MS);
+	return false;
+}
+
 /*
  * One thread has a return pending in a probed function while another
  * calls 335: the caller gets one SIGILL (caught here), and the first
- * thread returns with its own value, recorded once.  Then the probe goes
- * while a return is pending, and the return still comes back right.
+ * thread returns with its own value, recorded once.  The return is seen
+ * pending (the trampoline's address on the first thread's stack, while it
+ * blocks in the function) before and after the call.  Then the probe goes
+ * while a return is pending (seen so), and the return still comes back
+ * right.
  */
 TEST_F(fuzz, uretprobe_syscall_other_thread)
 {
@@ -501,17 +565,24 @@ TEST_F(fuzz, uretprobe_syscall_other_thread)
 			_exit(9);
 		if (pthread_create(&waiter, NULL, wait_in_probed, (void *)(long)pipefd[0]))
 			_exit(10);
-		usleep(100000);
+		while (!__atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE))
+			usleep(1000);
+		if (!wait_return_pending(getpid(), waiter_tid))
+			_exit(15);
 		syscall(NR_URETPROBE);
 		if (__atomic_load_n(&sigills, __ATOMIC_RELAXED) != 1)
 			_exit(14);
+		if (!return_pending(getpid(), waiter_tid))
+			_exit(16);
 		if (write(pipefd[1], "a", 1) != 1)
 			_exit(11);
 		pthread_join(waiter, &ret);
 		_exit((long)ret == 'a' ? 0 : 12);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) TH_LOG("status 0x%x", status);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("status 0x%x: exit 15 no return pending before the call, 16 none after",
+		       status);
 	trace = trace_read();
 	EXPECT_EQ(1, count_lines(trace, "rv=97")) TH_LOG("%s", trace);
 	free(trace);
@@ -521,7 +592,7 @@ TEST_F(fuzz, uretprobe_syscall_other_thread)
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(fuzz_wait(pipefd[0]) == 'b' ? 0 : 13);
-	usleep(200000);
+	EXPECT_TRUE(wait_return_pending(pid, pid)) TH_LOG("no return pending in the child");
 	EXPECT_EQ(0, event_enable("utest", "wait", 0));
 	EXPECT_EQ(0, tfs_write("uprobe_events", ""));
 	ASSERT_EQ(1, write(pipefd[1], "b", 1));
