@@ -701,36 +701,117 @@ TEST_F(proc, handler_registers_jit_probe)
 	EXPECT_EQ(1, test_mod_hits(1));
 }
 
+#define SWAP_THREADS	8
+#define SWAP_CALLS	200	/* by each thread */
+#define SWAP_OLD_DI	0x100000000L	/* the first argument the old consumer sets */
+#define SWAP_NEW_DI	0x200000000L	/* the one the new consumer sets */
+
+/*
+ * Who counted a call, as its result says (the handler that ran last), in
+ * the order they come in a thread.
+ */
+enum swap_counted { BY_OLD, BY_NEITHER, BY_NEW };
+
+/* One call of proc_add() in handler_calls_under_threads. */
+struct swap_call {
+	long arg;
+	long start, end;	/* swap_clock before and after it */
+	enum swap_counted by;
+};
+
+static struct swap_call swap_calls[SWAP_THREADS][SWAP_CALLS];
+static long swap_clock;
+
 static void *add_in_thread(void *arg)
 {
-	call_add(200);
-	return arg;
+	struct swap_call *calls = swap_calls[(long)arg];
+	long i, ret;
+
+	for (i = 0; i < SWAP_CALLS; i++) {
+		calls[i].arg = (long)arg * 1000 + i + 1;
+		calls[i].start = __atomic_fetch_add(&swap_clock, 1, __ATOMIC_SEQ_CST);
+		ret = proc_add(calls[i].arg, 1);
+		calls[i].end = __atomic_fetch_add(&swap_clock, 1, __ATOMIC_SEQ_CST);
+		if (ret == calls[i].arg + 1)
+			calls[i].by = BY_NEITHER;
+		else if (ret == SWAP_OLD_DI + 1)
+			calls[i].by = BY_OLD;
+		else if (ret == SWAP_NEW_DI + 1)
+			calls[i].by = BY_NEW;
+		else
+			return (void *)-1L;
+	}
+	return NULL;
 }
 
 /*
  * Eight threads hit the place while one of the handlers registers another
- * consumer and unregisters its own: each is done once, and then only the
- * new consumer counts.
+ * consumer and unregisters its own: each is done once, a call is counted
+ * at most once, by one of them or by neither (between the two), and the
+ * new consumer counts every call made once the call that registered it
+ * has returned.  Each consumer sets the first argument, to a value of its
+ * own: a call's result says whether the old one counted it (alone), the
+ * new one, or neither.  The new one, which runs after the old in one hit,
+ * would see the old one's value: its sum of first arguments says it never
+ * did.  In each thread the calls counted by the old consumer come first,
+ * then those by neither, then those by the new one.
  */
 TEST_F(proc, handler_calls_under_threads)
 {
-	long before, new_before;
-	pthread_t t[8];
-	int i;
+	long before, new_before, sum[3] = { 0 }, args, rets, last_old_end = -1;
+	int counted[3] = { 0 }, t, i, late_missed = 0, out_of_order = 0;
+	pthread_t th[SWAP_THREADS];
+	struct swap_call *c;
+	char opts[64];
+	void *ret;
 
-	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, "h"));
-	ASSERT_EQ(0, prep_add(1, "h"));
+	snprintf(opts, sizeof(opts), "h di=%#lx", SWAP_OLD_DI);
+	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, opts));
+	snprintf(opts, sizeof(opts), "h di=%#lx", SWAP_NEW_DI);
+	ASSERT_EQ(0, prep_add(1, opts));
 	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1 unreg"));
-	for (i = 0; i < 8; i++)
-		ASSERT_EQ(0, pthread_create(&t[i], NULL, add_in_thread, NULL));
-	for (i = 0; i < 8; i++)
-		ASSERT_EQ(0, pthread_join(t[i], NULL));
+	for (t = 0; t < SWAP_THREADS; t++)
+		ASSERT_EQ(0, pthread_create(&th[t], NULL, add_in_thread, (void *)(long)t));
+	for (t = 0; t < SWAP_THREADS; t++) {
+		ASSERT_EQ(0, pthread_join(th[t], &ret));
+		EXPECT_EQ(NULL, ret) TH_LOG("thread %d: a result no handler gives", t);
+	}
 	EXPECT_EQ(1, test_mod_log_count(1, 'q', -EINPROGRESS));
 	EXPECT_EQ(1, test_mod_log_count(1, 'R', 0));
 	EXPECT_EQ(1, test_mod_log_count(0, 'u', 0));
 	EXPECT_EQ(1, test_mod_log_count(0, 'U', 0));
-	/* A call between the two is counted by neither, none by both. */
-	EXPECT_GE(1600, test_mod_hits(0) + test_mod_hits(1));
+
+	for (t = 0; t < SWAP_THREADS; t++) {
+		for (i = 0; i < SWAP_CALLS; i++) {
+			c = &swap_calls[t][i];
+			counted[c->by]++;
+			sum[c->by] += c->arg;
+			if (c->by == BY_OLD && c->end > last_old_end)
+				last_old_end = c->end;
+			if (i && c->by < swap_calls[t][i - 1].by)
+				out_of_order++;
+		}
+	}
+	for (t = 0; t < SWAP_THREADS; t++)
+		for (i = 0; i < SWAP_CALLS; i++)
+			late_missed += swap_calls[t][i].start > last_old_end &&
+				       swap_calls[t][i].by != BY_NEW;
+	TH_LOG("calls counted by the old consumer %d, by neither %d, by the new %d",
+	       counted[BY_OLD], counted[BY_NEITHER], counted[BY_NEW]);
+	EXPECT_LT(0, counted[BY_OLD]);
+	EXPECT_LT(0, counted[BY_NEW]);
+	/* Each hit of a consumer is a call of its own: none counted twice. */
+	EXPECT_EQ(counted[BY_OLD], test_mod_hits(0));
+	EXPECT_EQ(counted[BY_NEW], test_mod_hits(1));
+	/* Each saw the first argument of the calls it counted, not the other's. */
+	ASSERT_EQ(0, test_mod_sums(0, &args, &rets));
+	EXPECT_EQ(sum[BY_OLD], args);
+	ASSERT_EQ(0, test_mod_sums(1, &args, &rets));
+	EXPECT_EQ(sum[BY_NEW], args) TH_LOG("%ld calls counted by both", args / SWAP_OLD_DI);
+	EXPECT_EQ(0, out_of_order) TH_LOG("calls counted before others of their thread");
+	/* The call that registered it returned after the last by the old one began. */
+	EXPECT_EQ(0, late_missed) TH_LOG("calls after the swap missed by the new consumer");
+
 	before = test_mod_hits(0);
 	new_before = test_mod_hits(1);
 	call_add(100);
