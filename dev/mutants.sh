@@ -42,7 +42,7 @@ for patch in "$top"/dev/mutants/*.patch; do
 		fi
 		continue
 	fi
-	make -s -C "$top" check MUTANT="$name" ARCH="${arch:-x86_64}" T="$filter" \
+	make -s -C "$top" check MUTANT="$name" ${arch:+ARCH="$arch"} T="$filter" \
 		TIMEOUT="$limit" >"$log" 2>&1 || true
 	for suite in "${expect[@]}"; do
 		line=$(grep -E "^$suite +[0-9]+ passed" "$log" || true)
