@@ -22,7 +22,7 @@
 #                  tools: perf, bpftrace, bcc, the BPF selftests, stress-ng);
 #   more mutants   the next ones round the list.
 # The first three always run, but for mutants that would start later than
-# MUTANTS_LAST seconds into the run (default 4500), which count as skips.
+# MUTANTS_LAST seconds into the run (default 4200), which count as skips.
 # Each later one starts only within its time
 # of the run's start (seconds, from the environment: ARM64_UNTIL,
 # CROSS_UNTIL, UPSTREAM_REST_UNTIL, MUTANTS_UNTIL), else arm64, a cross
@@ -50,7 +50,7 @@ MUTANTS_UNTIL=${MUTANTS_UNTIL:-3900}
 # Not even the mutants every run must have start this late: the run ends
 # within CI's 90 minutes whatever hangs before; those not run are skips,
 # and the next run starts with them.
-MUTANTS_LAST=${MUTANTS_LAST:-4500}
+MUTANTS_LAST=${MUTANTS_LAST:-4200}
 # The base's core: KUnit, our kselftests and the ftrace selftests, but
 # uprobe_torture, whose 500 threads on the base's engine now and then see
 # one of them die of SIGTRAP (once in two boots under load, 28 November):
