@@ -819,20 +819,27 @@ static int cmp_uprobe_offset(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Which probes of a bucket fill_probes() takes. */
+struct bucket_match {
+	const void *owner;
+	probe_match_fn match;
+	const void *arg;
+};
+
 /*
- * Fills @list (room for @max) with the probes in @owner's bucket that
- * @match takes, each with a reference: how many there are, which may
- * exceed @max (then @list holds the first @max).
+ * Fills @list (room for @max) with the probes in a bucket that @ctx, a
+ * struct bucket_match, takes, each with a reference: how many there are,
+ * which may exceed @max (then @list holds the first @max).
  */
-static unsigned int fill_probes(const void *owner, probe_match_fn match, const void *arg,
-				struct uprobe **list, unsigned int max)
+static unsigned int fill_probes(struct uprobe **list, unsigned int max, const void *ctx)
 {
+	const struct bucket_match *bm = ctx;
 	struct uprobe *uprobe;
 	unsigned int n = 0;
 
 	rcu_read_lock();
-	hlist_for_each_entry_rcu(uprobe, owner_bucket(owner), inode_node) {
-		if (!match(uprobe, arg))
+	hlist_for_each_entry_rcu(uprobe, owner_bucket(bm->owner), inode_node) {
+		if (!bm->match(uprobe, bm->arg))
 			continue;
 		if (n < max) {
 			if (!try_get_uprobe(uprobe))
@@ -849,27 +856,16 @@ static unsigned int fill_probes(const void *owner, probe_match_fn match, const v
  * The probes in @owner's bucket (a file's inode, or an mm) that @match
  * takes, with references, in offset order, in a new array (*@listp, which
  * the caller frees with put_uprobe_list()): their number, or -ENOMEM.
- * The list is never short: it is allocated outside the walk and the walk
- * done again while it was too small.
+ * The list is never short (snapshot_uprobes()).
  */
 int collect_probes(const void *owner, probe_match_fn match, const void *arg,
 		   struct uprobe ***listp)
 {
-	struct uprobe **list = NULL;
-	unsigned int max = 0, n;
+	struct bucket_match bm = { owner, match, arg };
+	int n = snapshot_uprobes(fill_probes, &bm, listp);
 
-	for (;;) {
-		n = fill_probes(owner, match, arg, list, max);
-		if (n <= max)
-			break;
-		put_uprobe_list(list, max);
-		max = n + 8;
-		list = kvcalloc(max, sizeof(*list), GFP_KERNEL);
-		if (!list)
-			return -ENOMEM;
-	}
-	sort(list, n, sizeof(*list), cmp_uprobe_offset, NULL);
-	*listp = list;
+	if (n > 0)
+		sort(*listp, n, sizeof(**listp), cmp_uprobe_offset, NULL);
 	return n;
 }
 

@@ -231,7 +231,8 @@ struct uprobe *find_uprobe_srcu(struct inode *inode, struct mm_struct *mm, loff_
  * Fills @list (room for @max) with the live probes, each with a reference;
  * the number there are, which may exceed @max.
  */
-static unsigned int collect_live_uprobes(struct uprobe **list, unsigned int max)
+static unsigned int collect_live_uprobes(struct uprobe **list, unsigned int max,
+					 const void *unused)
 {
 	struct uprobe *uprobe;
 	unsigned int i, n = 0;
@@ -259,17 +260,25 @@ void put_uprobe_list(struct uprobe **list, unsigned int n)
 	kvfree(list);
 }
 
-/*
- * The live probes, each with a reference, in a new array (*@listp) that
- * the caller frees with put_uprobe_list(); their number, or -ENOMEM.
+/**
+ * snapshot_uprobes - a list of probes that is never short
+ * @fill: fills a list of the room it is given with probes, each with a
+ *	reference, and says how many there are, which may be more
+ * @ctx: @fill's argument
+ * @listp: the list, a new array that the caller frees with put_uprobe_list()
+ *
+ * @fill walks under RCU, where nothing can be allocated: the list is
+ * allocated between walks, and the walk done again while it was too small.
+ *
+ * Return: the number of probes in the list, or -ENOMEM.
  */
-int get_live_uprobes(struct uprobe ***listp)
+int snapshot_uprobes(probe_fill_fn fill, const void *ctx, struct uprobe ***listp)
 {
 	struct uprobe **list = NULL;
 	unsigned int max = 0, n;
 
 	for (;;) {
-		n = collect_live_uprobes(list, max);
+		n = fill(list, max, ctx);
 		if (n <= max)
 			break;
 		put_uprobe_list(list, max);
@@ -280,6 +289,15 @@ int get_live_uprobes(struct uprobe ***listp)
 	}
 	*listp = list;
 	return n;
+}
+
+/*
+ * The live probes, each with a reference, in a new array (*@listp) that
+ * the caller frees with put_uprobe_list(); their number, or -ENOMEM.
+ */
+int get_live_uprobes(struct uprobe ***listp)
+{
+	return snapshot_uprobes(collect_live_uprobes, NULL, listp);
 }
 
 /* A probe of @inode, or of @mm's anonymous memory (@inode NULL). */

@@ -215,6 +215,8 @@ struct folio *get_file_folio(struct address_space *mapping, pgoff_t index,
 int prepare_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
 		 unsigned long vaddr);
 bool any_consumer_wants(struct uprobe *uprobe, struct mm_struct *mm);
+typedef unsigned int (*probe_fill_fn)(struct uprobe **list, unsigned int max, const void *ctx);
+int snapshot_uprobes(probe_fill_fn fill, const void *ctx, struct uprobe ***listp);
 int get_live_uprobes(struct uprobe ***listp);
 void put_uprobe_list(struct uprobe **list, unsigned int n);
 
