@@ -896,6 +896,25 @@ static struct uprobe *next_probe(const void *owner, probe_match_fn match, const 
 	return best;
 }
 
+/*
+ * Calls @fn on each probe in @owner's bucket that @match takes, in offset
+ * order, with a reference held: found one at a time, for when there is
+ * no memory for a list of them.
+ */
+static void visit_probes_one_by_one(const void *owner, probe_match_fn match, const void *arg,
+				    void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx)
+{
+	struct uprobe *uprobe;
+	loff_t next;
+
+	for (uprobe = next_probe(owner, match, arg, 0); uprobe;
+	     uprobe = next_probe(owner, match, arg, next)) {
+		next = uprobe->offset + 1;
+		fn(uprobe, ctx);
+		put_uprobe(uprobe);
+	}
+}
+
 /**
  * visit_probes - call a function on each probe of a bucket, all of them
  * @owner: the bucket's owner: a file's inode, or an mm
@@ -910,23 +929,17 @@ static struct uprobe *next_probe(const void *owner, probe_match_fn match, const 
 void visit_probes(const void *owner, probe_match_fn match, const void *arg,
 		  void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx)
 {
-	struct uprobe **list, *uprobe;
-	loff_t next;
+	struct uprobe **list;
 	int n, i;
 
 	n = collect_probes(owner, match, arg, &list);
-	if (n >= 0) {
-		for (i = 0; i < n; i++)
-			fn(list[i], ctx);
-		put_uprobe_list(list, n);
+	if (n < 0) {
+		visit_probes_one_by_one(owner, match, arg, fn, ctx);
 		return;
 	}
-	for (uprobe = next_probe(owner, match, arg, 0); uprobe;
-	     uprobe = next_probe(owner, match, arg, next)) {
-		next = uprobe->offset + 1;
-		fn(uprobe, ctx);
-		put_uprobe(uprobe);
-	}
+	for (i = 0; i < n; i++)
+		fn(list[i], ctx);
+	put_uprobe_list(list, n);
 }
 
 static bool probe_in_vma(struct uprobe *uprobe, const void *vma)
@@ -978,7 +991,8 @@ int uprobe_mmap(struct vm_area_struct *vma)
 		put_uprobe_list(list, n);
 	} else {
 		/* No memory for a list: one probe at a time, each write on its own. */
-		visit_probes(file_inode(vma->vm_file), probe_in_vma, vma, arm_in_new_vma, &tb);
+		visit_probes_one_by_one(file_inode(vma->vm_file), probe_in_vma, vma,
+					arm_in_new_vma, &tb);
 	}
 	text_batch_end(&tb);
 	return 0;
