@@ -824,7 +824,6 @@ enum {
 	TU_LOST_EXITED,
 	TU_LOST_UNMAPPED,
 	TU_LOST_REWRITTEN,
-	TU_LOST_NOMEM,
 	TU_ARM_GONE,
 	TU_ARM_FAILED,
 	TU_LOG_NR
@@ -834,7 +833,6 @@ static const char *tu_log_errs[TU_LOG_NR] = {
 	[TU_LOST_EXITED] = "Probe lost: its process exited or exec'd",
 	[TU_LOST_UNMAPPED] = "Probe lost: its code was unmapped or moved",
 	[TU_LOST_REWRITTEN] = "Probe lost: its code was rewritten",
-	[TU_LOST_NOMEM] = "Probe lost: no memory to keep it out of a forked child",
 	[TU_ARM_GONE] = "Probe not armed: its process is gone",
 	[TU_ARM_FAILED] = "Probe not armed: see the errno",
 };
@@ -1316,19 +1314,8 @@ static void tu_notify(struct uprobe_consumer *uc, struct uprobe *uprobe,
 
 	if (what != UPROBE_NOTICE_LOST)
 		return;
-	switch (err) {
-	case -ESRCH:
-		tu_log_err(tu, TU_LOST_EXITED);
-		break;
-	case -ENXIO:
-		tu_log_err(tu, TU_LOST_UNMAPPED);
-		break;
-	case -ENOMEM:
-		tu_log_err(tu, TU_LOST_NOMEM);
-		break;
-	default:
-		tu_log_err(tu, TU_LOST_REWRITTEN);
-	}
+	tu_log_err(tu, err == -ESRCH ? TU_LOST_EXITED :
+		       err == -ENXIO ? TU_LOST_UNMAPPED : TU_LOST_REWRITTEN);
 }
 
 /* A probe at @place, which it takes over (@place is emptied). */
