@@ -99,6 +99,20 @@ in_time() {
 	return 1
 }
 
+# add_line_counts NAME PASS FAIL: adds the lines of $log that match the
+# regex PASS to the passes and those that match FAIL to the failures; a
+# part with neither counts one failure.
+add_line_counts() {
+	local ok bad
+	ok=$(grep -cE "$2" "$log" || true)
+	bad=$(grep -cE "$3" "$log" || true)
+	passed=$((passed + ok)) failed=$((failed + bad))
+	if [ $((ok + bad)) -eq 0 ]; then
+		echo "not ok - $1: no result"
+		failed=$((failed + 1))
+	fi
+}
+
 run_part() {
 	local name=$1 start=$SECONDS
 	shift
@@ -162,7 +176,7 @@ mutants_start=0 mutants_ran=0
 # its end: MIN of them whatever the time, then more only while the run is
 # within UNTIL seconds of its start.
 run_mutants() {
-	local name=$1 min=$2 until=$3 start=$SECONDS ran=0 i caught missed mutant
+	local name=$1 min=$2 until=$3 start=$SECONDS ran=0 i mutant
 	part "$name" "make mutants, number $(((mutants_start + mutants_ran) % mutant_count)) on, of $mutant_count"
 	mkdir -p "$(dirname "$cursor")"
 	while [ "$mutants_ran" -lt "$mutant_count" ]; do
@@ -179,13 +193,7 @@ run_mutants() {
 		i=$(((mutants_start + mutants_ran) % mutant_count))
 		mutant=${mutant_names[i]}
 		make_logged mutants TIMEOUT=$MUTANT_LIMIT MUTANTS="^$mutant\$"
-		caught=$(grep -c '^          caught by ' "$log" || true)
-		missed=$(grep -c '^          MISSED by ' "$log" || true)
-		passed=$((passed + caught)) failed=$((failed + missed))
-		if [ $((caught + missed)) -eq 0 ]; then
-			echo "not ok - mutant $mutant: no result"
-			failed=$((failed + 1))
-		fi
+		add_line_counts "mutant $mutant" '^          caught by ' '^          MISSED by '
 		ran=$((ran + 1)) mutants_ran=$((mutants_ran + 1))
 		echo "${mutant_names[$(((i + 1) % mutant_count))]}" >"$cursor"
 	done
@@ -194,16 +202,10 @@ run_mutants() {
 }
 
 run_cross() {
-	local arch=$1 start=$SECONDS ok bad
+	local arch=$1 start=$SECONDS
 	part "cross $arch" "make cross CROSS_ARCHES=$arch"
 	make_logged cross CROSS_ARCHES="$arch"
-	ok=$(grep -cE "^  $arch +ok " "$log" || true)
-	bad=$(grep -cE "^  $arch +(FAILED|WARNED) " "$log" || true)
-	passed=$((passed + ok)) failed=$((failed + bad))
-	if [ $((ok + bad)) -eq 0 ]; then
-		echo "not ok - cross $arch: no result"
-		failed=$((failed + 1))
-	fi
+	add_line_counts "cross $arch" "^  $arch +ok " "^  $arch +(FAILED|WARNED) "
 	part_end "cross $arch" "$start"
 }
 
