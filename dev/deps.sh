@@ -56,11 +56,13 @@ group_packages() {
 		rsync
 	) ;;
 	arm64) p=(
-		# the cross compiler, QEMU's virt machine, and the guest's
-		# Debian root, made with debootstrap and qemu-user
-		# (dev/arm64-root.sh)
-		gcc-aarch64-linux-gnu qemu-system-arm debootstrap qemu-user-static
-		binfmt-support
+		# the cross compiler and its C library (the guest's static
+		# init and the tests link against it; apt-get only recommends
+		# it, and recommends are not installed), QEMU's virt machine,
+		# and the guest's Debian root, made with debootstrap and
+		# qemu-user (dev/arm64-root.sh)
+		gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+		qemu-system-arm debootstrap qemu-user-static binfmt-support
 	) ;;
 	cross) local arch
 		for arch in "${cross_arches[@]}"; do
