@@ -94,7 +94,7 @@ DEPS_ARCH := $(if $(CROSS),deps-arm64)
 CROSS_GROUPS := $(if $(CROSS_ARCHES),$(addprefix cross-,$(CROSS_ARCHES)),cross)
 
 .PHONY: help deps $(addprefix deps-,$(DEPS_GROUPS)) tree config kernel init root tests check \
-	check-all retest torture mutants bench run shell series cross cleanroom clean
+	check-all retest torture mutants mutants-apply bench run shell series cross cleanroom clean
 
 help:
 	@echo 'Targets:'
@@ -117,6 +117,7 @@ help:
 	@echo '  torture    uprobe_torture for DURATION seconds, then uprobe_fuzz with'
 	@echo '             TORTURE_LINES lines, on the debug kernel'
 	@echo '  mutants    check that the tests fail on kernels broken on purpose (dev/mutants/)'
+	@echo '  mutants-apply  check that every mutant still applies to ours (quick)'
 	@echo '  bench      benchmark ours against upstream and perfcore in one run; table in'
 	@echo '             out/bench/ (ARCH=arm64: out/bench-arm64/; AA=1: out/bench-aa/)'
 	@echo '  clean      remove out/'
@@ -207,6 +208,11 @@ torture:
 		T='^(uprobe_torture|uprobe_fuzz)$$' TORTURE_SECONDS=$(DURATION) \
 		FUZZ_LINES=$(TORTURE_LINES) \
 		TIMEOUT=$$(($(DURATION) + $(TORTURE_LINES) / 20 + 2400))
+
+# Every mutant still applies to ours' tree.
+mutants-apply:
+	@$(TOP)/dev/tree.sh ours
+	@$(TOP)/dev/mutants-apply.sh $(OUT)/src/ours
 
 # Every mutant kernel: the suites its patch names must fail.
 # Each mutant is a make check or make cross, which install their own.

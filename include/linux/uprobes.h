@@ -459,7 +459,7 @@ static inline void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
 
 /*
  * ARCH_UPROBES_JUMPS: a hit probe may get a jump to a stub in place of its
- * breakpoint (kernel/events/uprobes/stubs.c).  <asm/uprobes.h> gives
+ * breakpoint (kernel/events/uprobes/jumps.c).  <asm/uprobes.h> gives
  * UPROBE_JUMP_BYTES, UPROBE_STUB_BYTES, UPROBE_STUB_COPY and struct
  * arch_uprobe_stub_saved.
  *

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * uprobes core, arming: breakpoints written into the probed processes'
- * own copies of the text (never the page cache), the SDT counters that
- * count the mms a probe is armed in, the walks over every mapping of a
- * probed file, and the hooks that arm new mappings and keep fork from
- * missing a walk.  Every write of text holds the mm's mmap_lock for
- * writing; see core.c for the lock order.
+ * uprobes core, arming: a probe's breakpoints in every process that maps
+ * its file.  Breakpoints are written into the processes' own copies of
+ * the text (text.c); an SDT counter counts the mms a probe is armed in;
+ * a walk visits every mapping of a file once for a whole batch of probes
+ * (walk_batch()), and a new mapping is armed as it comes (arm_new_vma()).
+ * Forks are held off during a walk, so that none copies a mapping the
+ * walk has not seen yet.  Every write of text holds the mm's mmap_lock
+ * for writing; see core.c for the lock order.
  */
 
 #include <linux/sort.h>
@@ -27,303 +29,8 @@ static LIST_HEAD(delayed_ref_ctrs);
 DEFINE_STATIC_PERCPU_RWSEM(dup_mmap_sem);
 
 /* ---------------------------------------------------------------------
- * Writing a probed process's memory
- */
-
-/*
- * Whether a mapping of a file with @flags may hold breakpoints: a private
- * one.  Arming also wants it executable; disarming looks at every such
- * mapping, since mprotect() may have taken the exec bit away from an
- * armed one.
- */
-bool valid_vm_flags(vm_flags_t flags, bool arming)
-{
-	vm_flags_t bad = VM_HUGETLB | VM_MAYSHARE;
-
-	if (arming)
-		return (flags & (bad | VM_EXEC)) == VM_EXEC;
-	return !(flags & bad);
-}
-
-/* Whether @vma may hold breakpoints: a mapping of a file, valid_vm_flags(). */
-bool valid_vma(struct vm_area_struct *vma, bool arming)
-{
-	return vma->vm_file && valid_vm_flags(vma->vm_flags, arming);
-}
-
-/*
- * The page at @vaddr in @mm, for writing when @write: a write breaks
- * copy-on-write, so the page is then this mm's own.
- */
-static struct page *get_mm_page(struct mm_struct *mm, unsigned long vaddr, bool write)
-{
-	unsigned int flags = FOLL_FORCE | (write ? FOLL_WRITE : 0);
-	struct page *page;
-	long got;
-
-	lockdep_assert_held(&mm->mmap_lock);
-
-	got = get_user_pages_remote(mm, vaddr, 1, flags, &page, NULL);
-	if (got != 1)
-		return ERR_PTR(got < 0 ? got : -EFAULT);
-	return page;
-}
-
-/*
- * Reads @len bytes at @vaddr of @mm; *@copy (if not NULL) tells whether
- * they come from the mm's own copy of the page rather than the file's.
- */
-int read_mm_bytes(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len,
-		  bool *copy)
-{
-	struct page *page = get_mm_page(mm, vaddr, false);
-	void *kaddr;
-
-	if (IS_ERR(page))
-		return PTR_ERR(page);
-	kaddr = kmap_local_page(page);
-	memcpy(buf, kaddr + offset_in_page(vaddr), len);
-	kunmap_local(kaddr);
-	if (copy)
-		*copy = PageAnon(page);
-	put_page(page);
-	return 0;
-}
-
-/*
- * Writes @len bytes of text at @vaddr into @page, which @vma maps there,
- * as ptrace does: with what the architecture's caches need for the
- * processes to run the new text.
- */
-static void copy_text_to_page(struct vm_area_struct *vma, struct page *page,
-			      unsigned long vaddr, const void *buf, size_t len)
-{
-	void *kaddr = kmap_local_page(page);
-
-	/* sparc64's takes a non-const source, which it only reads. */
-	copy_to_user_page(vma, page, vaddr, kaddr + offset_in_page(vaddr), (void *)buf,
-			  len);
-	kunmap_local(kaddr);
-}
-
-/* Writes @len bytes at @vaddr of @mm, in the mm's own copy of the page. */
-static int poke_mm_page(struct mm_struct *mm, unsigned long vaddr, const void *buf,
-			size_t len)
-{
-	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
-	struct page *page;
-
-	if (!vma)
-		return -EFAULT;
-	page = get_mm_page(mm, vaddr, true);
-	if (IS_ERR(page))
-		return PTR_ERR(page);
-	copy_text_to_page(vma, page, vaddr, buf, len);
-	set_page_dirty_lock(page);
-	put_page(page);
-	return 0;
-}
-
-/*
- * Writes @len bytes of text at @vaddr of @mm, then makes every CPU that
- * runs @mm serialize (none goes on with the old bytes once this returns)
- * and writes them once more.  The second write is for CPUs emulated by
- * translating code, as QEMU's multi-threaded TCG does: a translation of
- * the page made while the first write landed can keep the old bytes for
- * good, and only a write once it exists drops it.  Seen there: threads ran
- * past a breakpoint armed since, every time, and a jump taken out stayed.
- * On hardware the second write stores what is there already.
- */
-int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf, size_t len)
-{
-	int err;
-
-	mmap_assert_write_locked(mm);
-
-	err = poke_mm_page(mm, vaddr, buf, len);
-	if (err)
-		return err;
-	arch_uprobe_sync_mm(mm);
-	return poke_mm_page(mm, vaddr, buf, len);
-}
-
-/**
- * arch_uprobe_sync_mm - every CPU that runs @mm stops using its old text
- * @mm: an mm whose text changed
- *
- * The default does nothing: the architecture's rules for text written
- * through another mapping (copy_to_user_page()) are enough.
- */
-void __weak arch_uprobe_sync_mm(struct mm_struct *mm)
-{
-}
-
-/**
- * uprobe_write_opcode - write a breakpoint, or an original instruction back
- * @auprobe: the probed instruction
- * @mm: the mm, whose mmap_lock the caller holds for writing
- * @vaddr: where
- * @opcode: what: UPROBE_SWBP_INSN_SIZE bytes of it
- *
- * For the set_swbp() of an architecture; the core writes its breakpoints
- * in batches (text_batch_write()).
- *
- * Return: 0 or a -errno.
- */
-int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
-			unsigned long vaddr, uprobe_opcode_t opcode)
-{
-	return write_mm_text(mm, vaddr, &opcode, UPROBE_SWBP_INSN_SIZE);
-}
-
-/* One breakpoint written, or the original put back, under a text_batch. */
-struct text_write {
-	unsigned long vaddr;
-	uprobe_opcode_t opcode;
-	bool drop_copy;
-};
-
-/*
- * The breakpoint writes of one mapping under one hold of mmap_lock, done
- * as write_mm_text() does one, but with one serialization of the mm's
- * CPUs for them all: each byte is written at once, and again after the
- * serialization, by text_batch_end().  Without room for them (@writes
- * NULL, or full), each write serializes on its own.
- */
-struct text_batch {
-	struct vm_area_struct *vma;
-	struct text_write *writes;
-	unsigned int n, max;
-};
-
-/* A batch of up to @max writes in @vma, whose mm's mmap_lock is held. */
-static void text_batch_start(struct text_batch *tb, struct vm_area_struct *vma,
-			     unsigned int max)
-{
-	mmap_assert_write_locked(vma->vm_mm);
-
-	tb->vma = vma;
-	tb->n = 0;
-	tb->writes = max > 1 ? kvmalloc_array(max, sizeof(*tb->writes), GFP_KERNEL) : NULL;
-	tb->max = tb->writes ? max : 0;
-}
-
-static void drop_page_copy(struct vm_area_struct *vma, unsigned long vaddr);
-
-/*
- * Writes @opcode (UPROBE_SWBP_INSN_SIZE bytes of it) at @vaddr of the
- * batch's mapping; when it puts the file's text back (@drop_copy), the
- * mm's copy of the page is dropped if it no longer differs from the
- * file's, once the text is final.
- */
-static int text_batch_write(struct text_batch *tb, unsigned long vaddr,
-			    uprobe_opcode_t opcode, bool drop_copy)
-{
-	struct mm_struct *mm = tb->vma->vm_mm;
-	int err;
-
-	if (tb->n == tb->max) {
-		err = write_mm_text(mm, vaddr, &opcode, UPROBE_SWBP_INSN_SIZE);
-		if (!err && drop_copy)
-			drop_page_copy(tb->vma, vaddr);
-		return err;
-	}
-	err = poke_mm_page(mm, vaddr, &opcode, UPROBE_SWBP_INSN_SIZE);
-	if (!err)
-		tb->writes[tb->n++] = (struct text_write){ vaddr, opcode, drop_copy };
-	return err;
-}
-
-/*
- * Writes again the bytes of @w (@n writes in @vma, in address order) that
- * fall in the page of the first, with one look-up of the page; after the
- * last of them, drops the mm's copy of the page if a byte of the file was
- * put back there and the copy is now the same as the file's.  The number
- * of writes done.
- */
-static unsigned int rewrite_page(struct vm_area_struct *vma, struct text_write *w,
-				 unsigned int n)
-{
-	unsigned long page_start = w->vaddr & PAGE_MASK;
-	struct page *page = get_mm_page(vma->vm_mm, w->vaddr, true);
-	bool drop = false;
-	unsigned int i;
-
-	for (i = 0; i < n && (w[i].vaddr & PAGE_MASK) == page_start; i++)
-		drop |= w[i].drop_copy;
-	if (IS_ERR(page))
-		return i;
-	for (n = 0; n < i; n++)
-		copy_text_to_page(vma, page, w[n].vaddr, &w[n].opcode, UPROBE_SWBP_INSN_SIZE);
-	set_page_dirty_lock(page);
-	put_page(page);
-	if (drop)
-		drop_page_copy(vma, page_start);
-	return i;
-}
-
-/*
- * Serializes the mm's CPUs once and writes every byte of the batch again,
- * a page at a time (the batch is in address order).
- */
-static void text_batch_end(struct text_batch *tb)
-{
-	unsigned int done = 0;
-
-	if (tb->n)
-		arch_uprobe_sync_mm(tb->vma->vm_mm);
-	while (done < tb->n)
-		done += rewrite_page(tb->vma, tb->writes + done, tb->n - done);
-	kvfree(tb->writes);
-}
-
-/*
- * After a breakpoint was taken out of the page at @vaddr: when the page is
- * the mm's copy and holds nothing but the file's content, drop the copy,
- * so that the mm maps the file's page again and the memory is given back.
- */
-static void drop_page_copy(struct vm_area_struct *vma, unsigned long vaddr)
-{
-	pgoff_t index = vma->vm_pgoff + ((vaddr - vma->vm_start) >> PAGE_SHIFT);
-	struct page *page;
-	struct folio *folio;
-	void *mine, *theirs;
-	bool same;
-
-	if (vma->vm_flags & VM_WRITE)
-		return;
-	page = get_mm_page(vma->vm_mm, vaddr, false);
-	if (IS_ERR(page))
-		return;
-	folio = get_file_folio(vma->vm_file->f_mapping, index, vma->vm_file);
-	if (!folio || !PageAnon(page)) {
-		if (folio)
-			folio_put(folio);
-		put_page(page);
-		return;
-	}
-	mine = kmap_local_page(page);
-	theirs = kmap_local_folio(folio, offset_in_folio(folio, (loff_t)index << PAGE_SHIFT));
-	same = !memcmp(mine, theirs, PAGE_SIZE);
-	kunmap_local(theirs);
-	kunmap_local(mine);
-	folio_put(folio);
-	put_page(page);
-	if (same)
-		zap_page_range_single(vma, vaddr & PAGE_MASK, PAGE_SIZE, NULL);
-}
-
-/* ---------------------------------------------------------------------
  * SDT counters (ref_ctr_offset): one increment per mm the probe is armed in
  */
-
-/* Whether @vma maps file offset @offset of @inode. */
-bool vma_maps(struct vm_area_struct *vma, struct inode *inode, loff_t offset)
-{
-	return vma->vm_file && file_inode(vma->vm_file) == inode &&
-	       offset >= vaddr_to_offset(vma, vma->vm_start) &&
-	       offset < vaddr_to_offset(vma, vma->vm_end);
-}
 
 /*
  * Whether @vma is where the program keeps the SDT counter at file offset
@@ -464,6 +171,24 @@ void drop_delayed_of_mm(struct mm_struct *mm)
 /* ---------------------------------------------------------------------
  * Breakpoints
  */
+
+/* Whether any consumer of @uprobe wants it armed in @mm. */
+bool any_consumer_wants(struct uprobe *uprobe, struct mm_struct *mm)
+{
+	struct uprobe_consumer *uc;
+	bool wants = false;
+	int idx;
+
+	idx = srcu_read_lock(&uprobes_srcu);
+	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
+				 srcu_read_lock_held(&uprobes_srcu)) {
+		wants = consumer_wants(uc, mm);
+		if (wants)
+			break;
+	}
+	srcu_read_unlock(&uprobes_srcu, idx);
+	return wants;
+}
 
 /*
  * Arms @uprobe at @vaddr of @tb's mapping.  Already armed there (a
@@ -808,139 +533,8 @@ void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm)
 }
 
 /* ---------------------------------------------------------------------
- * New mappings, fork, exec and exit
+ * New mappings and forks
  */
-
-static int cmp_uprobe_offset(const void *a, const void *b)
-{
-	loff_t x = (*(struct uprobe * const *)a)->offset;
-	loff_t y = (*(struct uprobe * const *)b)->offset;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Which probes of a bucket fill_probes() takes. */
-struct bucket_match {
-	const void *owner;
-	probe_match_fn match;
-	const void *arg;
-};
-
-/*
- * Fills @list (room for @max) with the probes in a bucket that @ctx, a
- * struct bucket_match, takes, each with a reference: how many there are,
- * which may exceed @max (then @list holds the first @max).
- */
-static unsigned int fill_probes(struct uprobe **list, unsigned int max, const void *ctx)
-{
-	const struct bucket_match *bm = ctx;
-	struct uprobe *uprobe;
-	unsigned int n = 0;
-
-	rcu_read_lock();
-	hlist_for_each_entry_rcu(uprobe, owner_bucket(bm->owner), inode_node) {
-		if (!bm->match(uprobe, bm->arg))
-			continue;
-		if (n < max) {
-			if (!try_get_uprobe(uprobe))
-				continue;
-			list[n] = uprobe;
-		}
-		n++;
-	}
-	rcu_read_unlock();
-	return n;
-}
-
-/*
- * The probes in @owner's bucket (a file's inode, or an mm) that @match
- * takes, with references, in offset order, in a new array (*@listp, which
- * the caller frees with put_uprobe_list()): their number, or -ENOMEM.
- * The list is never short (snapshot_uprobes()).
- */
-int collect_probes(const void *owner, probe_match_fn match, const void *arg,
-		   struct uprobe ***listp)
-{
-	struct bucket_match bm = { owner, match, arg };
-	int n = snapshot_uprobes(fill_probes, &bm, listp);
-
-	if (n > 0)
-		sort(*listp, n, sizeof(**listp), cmp_uprobe_offset, NULL);
-	return n;
-}
-
-/*
- * The probe in @owner's bucket that @match takes with the lowest offset
- * at or above @from, with a reference; NULL when there is none.  A walk
- * of the bucket for each probe, but no memory: for visit_probes().
- */
-static struct uprobe *next_probe(const void *owner, probe_match_fn match, const void *arg,
-				 loff_t from)
-{
-	struct uprobe *uprobe, *best;
-
-	do {
-		best = NULL;
-		rcu_read_lock();
-		hlist_for_each_entry_rcu(uprobe, owner_bucket(owner), inode_node) {
-			if (uprobe->offset < from || (best && uprobe->offset >= best->offset) ||
-			    !refcount_read(&uprobe->ref) || !match(uprobe, arg))
-				continue;
-			best = uprobe;
-		}
-		/* Lost a race with its last put: look again. */
-		if (best && !try_get_uprobe(best))
-			best = ERR_PTR(-EAGAIN);
-		rcu_read_unlock();
-	} while (IS_ERR(best));
-	return best;
-}
-
-/*
- * Calls @fn on each probe in @owner's bucket that @match takes, in offset
- * order, with a reference held: found one at a time, for when there is
- * no memory for a list of them.
- */
-static void visit_probes_one_by_one(const void *owner, probe_match_fn match, const void *arg,
-				    void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx)
-{
-	struct uprobe *uprobe;
-	loff_t next;
-
-	for (uprobe = next_probe(owner, match, arg, 0); uprobe;
-	     uprobe = next_probe(owner, match, arg, next)) {
-		next = uprobe->offset + 1;
-		fn(uprobe, ctx);
-		put_uprobe(uprobe);
-	}
-}
-
-/**
- * visit_probes - call a function on each probe of a bucket, all of them
- * @owner: the bucket's owner: a file's inode, or an mm
- * @match: which of its probes
- * @arg: @match's argument
- * @fn: called on each, in offset order, with a reference held
- * @ctx: @fn's argument
- *
- * Never stops short: when there is no memory for a list of them, the
- * probes are found one at a time.  @fn may sleep.
- */
-void visit_probes(const void *owner, probe_match_fn match, const void *arg,
-		  void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx)
-{
-	struct uprobe **list;
-	int n, i;
-
-	n = collect_probes(owner, match, arg, &list);
-	if (n < 0) {
-		visit_probes_one_by_one(owner, match, arg, fn, ctx);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		fn(list[i], ctx);
-	put_uprobe_list(list, n);
-}
 
 static bool probe_in_vma(struct uprobe *uprobe, const void *vma)
 {
@@ -963,26 +557,23 @@ static void arm_in_new_vma(struct uprobe *uprobe, void *tb)
 }
 
 /**
- * uprobe_mmap - arm the probes a new mapping covers
+ * arm_new_vma - arm the probes a new mapping of a file covers
  * @vma: the new (or changed) mapping; its mm's mmap_lock is held for write
  *
- * Also counts the SDT counters that waited for this mapping.
- *
- * Return: 0.  A probe that cannot be armed does not fail the mapping.
+ * Also counts the SDT counters that waited for this mapping.  A probe
+ * that cannot be armed does not fail the mapping.
  */
-int uprobe_mmap(struct vm_area_struct *vma)
+void arm_new_vma(struct vm_area_struct *vma)
 {
 	struct text_batch tb;
 	struct uprobe **list;
 	int n, i;
 
-	if (!atomic_read(&uprobes_count) || !vma->vm_file)
-		return 0;
 	mmap_assert_write_locked(vma->vm_mm);
 
 	apply_delayed_ref_ctrs(vma);
 	if (!valid_vma(vma, true))
-		return 0;
+		return;
 	n = probes_in_vma(vma, &list);
 	text_batch_start(&tb, vma, max(n, 0));
 	if (n >= 0) {
@@ -995,46 +586,18 @@ int uprobe_mmap(struct vm_area_struct *vma)
 					arm_in_new_vma, &tb);
 	}
 	text_batch_end(&tb);
-	return 0;
 }
 
-/**
- * uprobe_munmap - a mapping is going away
- * @vma: the mapping
- * @start: start of the range unmapped
- * @end: its end
- *
- * Nothing to undo: the breakpoints go with the process's copies of the
- * pages, and an SDT counter counts arming, which the mm keeps.  A probe
- * in anonymous memory loses its place (process.c).
+/*
+ * A fork is copying mappings, from arm_fork_begin() to arm_fork_end(): no
+ * walk runs meanwhile, so that none misses the child.
  */
-void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
-{
-	anon_munmap(vma, start, end);
-}
-
-/**
- * uprobe_mremap - text is about to move
- * @vma: the mapping it is in, its mm's mmap_lock held for writing
- * @start: start of the range that moves
- * @end: its end
- *
- * The jumps to stubs of a file's text give way to breakpoints
- * (stubs_mremap()); probes in anonymous memory lose their place.
- */
-void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
-{
-	stubs_mremap(vma, start, end);
-	anon_mremap(vma, start, end);
-}
-
-/* Fork holds this across dup_mmap(), so that no walk misses the child. */
-void uprobe_start_dup_mmap(void)
+void arm_fork_begin(void)
 {
 	percpu_down_read(&dup_mmap_sem);
 }
 
-void uprobe_end_dup_mmap(void)
+void arm_fork_end(void)
 {
 	percpu_up_read(&dup_mmap_sem);
 }

@@ -3,24 +3,47 @@
  * uprobes core: breakpoints in user text, keyed by (inode, offset), or by
  * (mm, address) in anonymous memory.
  *
- * The core is split by concern, each file opening with its part of the
- * design:
- *   core.c	the probe tables, the probed instruction, consumers and the
- *		consumer API (register, apply, unregister)
- *   process.c	probes by process and address (uprobe_register_pid()),
- *		those in anonymous memory, and the mm's hooks for them
- *   defer.c	registration and unregistration from handlers
- *   arm.c	writing breakpoints into probed processes, SDT counters, the
- *		walks over a file's mappings, the mmap and fork hooks
- *   xol.c	the per-mm XOL area: slots, the trampoline, fork and exit
- *   stubs.c	the jumps to per-probe stubs and the uprobe syscall's side
+ * The core is split by concern, one file each, in layers: a file calls
+ * the ones of its layer and below, and each opens with its part of the
+ * design.
+ *
+ *   mm.c	the mm's hooks (mmap, munmap, mremap, mprotect, fork, exit),
+ *		each handing its work to the file below that does it
+ *   core.c	consumers and the consumer API: register, batches, apply,
+ *		unregister
+ *   process.c	probes by process and address (uprobe_register_pid())
+ *
+ *   hit.c	the hit: lookup, handlers, the step; signals and rseq
+ *   own_slot.c	the task's own slot: instructions run without a step
+ *   return.c	return probes and the trampoline
+ *   stub_hit.c	hits through a stub: the uprobe syscall
+ *   stub_leave.c  a task taken out of a stub by a signal, rseq or a trap
+ *   defer.c	handlers' context, and what they register and unregister
  *   task.c	per-task state and its checked transitions
- *   return.c	return probes
- *   hit.c	the hit: lookup, handlers, emulation, the own slot, steps
- *   internal.h	what the files share
+ *
+ *   arm.c	breakpoints in every process that maps a file: the walks,
+ *		SDT counters, new mappings
+ *   anon.c	probes in anonymous memory (code written at run time)
+ *   jumps.c	jumps to stubs in place of breakpoints, and their sysctl
+ *
+ *   xol.c	the per-mm XOL area: slots and the trampoline
+ *   stub_pages.c  the per-mm stub pages: where jumps lead
+ *
+ *   tables.c	the probe tables, references, lists of probes
+ *   text.c	a process's text: reading and writing it, the probed
+ *		instruction
+ *
+ *   internal.h	what the files share; stubs.h what the stub files share
+ *
+ * A registration goes core.c -> arm.c (or anon.c) -> text.c, tables.c;
+ * a hit goes hit.c (or stub_hit.c) -> own_slot.c, return.c -> xol.c ->
+ * tables.c; a removal goes core.c -> arm.c -> text.c.  Two calls go up, by design: what
+ * a handler registers runs through core.c or process.c at the end of the
+ * hit (defer.c), and anon.c tells the consumers of a lost probe through
+ * defer.c, so that their notify() may register as a handler may.
  *
  * Probes.  A struct uprobe is one place in one file, or one address in
- * the anonymous memory of one mm (process.c).  Probes live in two hash
+ * the anonymous memory of one mm (anon.c).  Probes live in two hash
  * tables: by (owner, offset), which the hit path reads under RCU without
  * a lock, and by owner, which uprobe_mmap() walks to find the probes a
  * new mapping covers; the owner is the inode, or the mm.  A probe is in the tables while it has
@@ -46,7 +69,7 @@
  * single-stepped there, with fixups after the step.  Once hit, a probe
  * whose instruction allows it gets a jump to a stub in place of its
  * breakpoint, and later hits come in by the uprobe syscall instead of the
- * trap (stubs.c).  A return probe replaces the return address with the
+ * trap (jumps.c, stub_hit.c).  A return probe replaces the return address with the
  * XOL area's trampoline, which brings the task back to
  * uprobe_handle_trampoline() when the function returns.
  *
@@ -98,292 +121,9 @@
  * may sleep); uprobe_unregister_sync() waits for those.
  */
 
-#include <linux/elf.h>
 #include <linux/sort.h>
-#include <linux/unaligned.h>
 
 #include "internal.h"
-
-DEFINE_SRCU(uprobes_srcu);
-atomic_t uprobes_count = ATOMIC_INIT(0);
-
-static DEFINE_SPINLOCK(uprobes_lock);
-static struct hlist_head uprobes_by_addr[1 << UPROBES_HASH_BITS];
-static struct hlist_head uprobes_by_inode[1 << UPROBES_HASH_BITS];
-
-/* ---------------------------------------------------------------------
- * The probe tables
- */
-
-/* What a probe is keyed by: its file's inode, or its mm. */
-static const void *uprobe_owner(struct inode *inode, struct mm_struct *mm)
-{
-	return inode ? (const void *)inode : (const void *)mm;
-}
-
-static struct hlist_head *addr_bucket(const void *owner, loff_t offset)
-{
-	return &uprobes_by_addr[hash_64((unsigned long)owner ^ offset, UPROBES_HASH_BITS)];
-}
-
-/* The bucket of the probes of a file (@owner its inode) or of an mm. */
-struct hlist_head *owner_bucket(const void *owner)
-{
-	return &uprobes_by_inode[hash_ptr((void *)owner, UPROBES_HASH_BITS)];
-}
-
-/*
- * A reference for what outlives a hit, which found @uprobe under
- * uprobes_srcu without one: NULL if the probe is on its way out.
- */
-struct uprobe *try_get_uprobe(struct uprobe *uprobe)
-{
-	return refcount_inc_not_zero(&uprobe->ref) ? uprobe : NULL;
-}
-
-/*
- * Probes whose last reference went, freed after the hits under
- * uprobes_srcu, then after the readers of the tables under RCU.  The wait
- * for the hits is expedited, and one for every probe freed meanwhile:
- * a normal grace period started by call_srcu() would hold up the
- * expedited ones of uprobe_unregister_sync(), which tracers call at each
- * close of an event.
- */
-static LLIST_HEAD(uprobes_to_free);
-
-static void free_uprobes(struct work_struct *work)
-{
-	struct llist_node *list = llist_del_all(&uprobes_to_free);
-	struct uprobe *uprobe, *next;
-
-	synchronize_srcu_expedited(&uprobes_srcu);
-	llist_for_each_entry_safe(uprobe, next, list, free_node) {
-		if (uprobe->mm)
-			mmdrop(uprobe->mm);
-		kfree_rcu(uprobe, rcu);
-	}
-}
-
-static DECLARE_WORK(free_uprobes_work, free_uprobes);
-
-/*
- * The inode goes at once: a hit only compares it.  The mm of a probe in
- * anonymous memory goes with the probe (free_uprobes()): mmdrop() is not
- * for every caller's context.
- */
-void put_uprobe(struct uprobe *uprobe)
-{
-	if (!refcount_dec_and_test(&uprobe->ref))
-		return;
-	iput(uprobe->inode);
-	if (llist_add(&uprobe->free_node, &uprobes_to_free))
-		schedule_work(&free_uprobes_work);
-}
-
-/*
- * The probe at @offset of @inode (@mm NULL), or at address @offset of
- * @mm's anonymous memory (@inode NULL), that still has references, or
- * NULL; with one more for the caller if @get.  The caller holds
- * rcu_read_lock().
- */
-static struct uprobe *lookup_uprobe(struct inode *inode, struct mm_struct *mm,
-				    loff_t offset, bool get)
-{
-	struct hlist_head *bucket = addr_bucket(uprobe_owner(inode, mm), offset);
-	struct uprobe *uprobe;
-
-	hlist_for_each_entry_rcu(uprobe, bucket, addr_node) {
-		if (uprobe->inode == inode && uprobe->mm == mm && uprobe->offset == offset &&
-		    (get ? refcount_inc_not_zero(&uprobe->ref) : refcount_read(&uprobe->ref)))
-			return uprobe;
-	}
-	return NULL;
-}
-
-/* The probe at (@inode or @mm, @offset) with a reference, or NULL. */
-static struct uprobe *find_uprobe(struct inode *inode, struct mm_struct *mm, loff_t offset)
-{
-	struct uprobe *uprobe;
-
-	rcu_read_lock();
-	uprobe = lookup_uprobe(inode, mm, offset, true);
-	rcu_read_unlock();
-	return uprobe;
-}
-
-/*
- * The probe at (@inode or @mm, @offset), without a reference, for a hit:
- * the caller holds uprobes_srcu.  A probe with references left when the
- * hit held uprobes_srcu already is freed after the hit (put_uprobe()).
- */
-struct uprobe *find_uprobe_srcu(struct inode *inode, struct mm_struct *mm, loff_t offset)
-{
-	struct uprobe *uprobe;
-
-	RCU_LOCKDEP_WARN(!srcu_read_lock_held(&uprobes_srcu), "a hit without uprobes_srcu");
-	rcu_read_lock();
-	uprobe = lookup_uprobe(inode, mm, offset, false);
-	rcu_read_unlock();
-	return uprobe;
-}
-
-/*
- * Fills @list (room for @max) with the live probes, each with a reference;
- * the number there are, which may exceed @max.
- */
-static unsigned int collect_live_uprobes(struct uprobe **list, unsigned int max,
-					 const void *unused)
-{
-	struct uprobe *uprobe;
-	unsigned int i, n = 0;
-
-	rcu_read_lock();
-	for (i = 0; i < ARRAY_SIZE(uprobes_by_addr); i++) {
-		hlist_for_each_entry_rcu(uprobe, &uprobes_by_addr[i], addr_node) {
-			if (n < max) {
-				if (!try_get_uprobe(uprobe))
-					continue;
-				list[n] = uprobe;
-			}
-			n++;
-		}
-	}
-	rcu_read_unlock();
-	return n;
-}
-
-/* Drops the references of @n probes of @list, and frees it. */
-void put_uprobe_list(struct uprobe **list, unsigned int n)
-{
-	while (n--)
-		put_uprobe(list[n]);
-	kvfree(list);
-}
-
-/**
- * snapshot_uprobes - a list of probes that is never short
- * @fill: fills a list of the room it is given with probes, each with a
- *	reference, and says how many there are, which may be more
- * @ctx: @fill's argument
- * @listp: the list, a new array that the caller frees with put_uprobe_list()
- *
- * @fill walks under RCU, where nothing can be allocated: the list is
- * allocated between walks, and the walk done again while it was too small.
- *
- * Return: the number of probes in the list, or -ENOMEM.
- */
-int snapshot_uprobes(probe_fill_fn fill, const void *ctx, struct uprobe ***listp)
-{
-	struct uprobe **list = NULL;
-	unsigned int max = 0, n;
-
-	for (;;) {
-		n = fill(list, max, ctx);
-		if (n <= max)
-			break;
-		put_uprobe_list(list, max);
-		max = n + 16;
-		list = kvcalloc(max, sizeof(*list), GFP_KERNEL);
-		if (!list)
-			return -ENOMEM;
-	}
-	*listp = list;
-	return n;
-}
-
-/*
- * The live probes, each with a reference, in a new array (*@listp) that
- * the caller frees with put_uprobe_list(); their number, or -ENOMEM.
- */
-int get_live_uprobes(struct uprobe ***listp)
-{
-	return snapshot_uprobes(collect_live_uprobes, NULL, listp);
-}
-
-/* A probe of @inode, or of @mm's anonymous memory (@inode NULL). */
-static struct uprobe *alloc_uprobe(struct inode *inode, struct mm_struct *mm,
-				   loff_t offset, loff_t ref_ctr_offset)
-{
-	struct uprobe *uprobe = kzalloc(sizeof(*uprobe), GFP_KERNEL);
-
-	if (!uprobe)
-		return NULL;
-	refcount_set(&uprobe->ref, 1);
-	init_rwsem(&uprobe->register_rwsem);
-	INIT_LIST_HEAD(&uprobe->consumers);
-	mutex_init(&uprobe->insn_mutex);
-	uprobe->offset = offset;
-	uprobe->ref_ctr_offset = ref_ctr_offset;
-	if (!inode) {
-		mmgrab(mm);
-		uprobe->mm = mm;
-		return uprobe;
-	}
-	uprobe->inode = igrab(inode);
-	if (!uprobe->inode) {
-		kfree(uprobe);
-		return NULL;
-	}
-	return uprobe;
-}
-
-/*
- * The probe at (@inode or @mm, @offset), made if there is none, with a
- * reference for the caller.  A probe keeps the SDT counter it was made
- * with, or none: any other (none included, against one) is refused.
- */
-static struct uprobe *get_or_add_uprobe(struct inode *inode, struct mm_struct *mm,
-					loff_t offset, loff_t ref_ctr_offset)
-{
-	const void *owner = uprobe_owner(inode, mm);
-	struct uprobe *uprobe, *old;
-
-	uprobe = alloc_uprobe(inode, mm, offset, ref_ctr_offset);
-	if (!uprobe)
-		return ERR_PTR(-ENOMEM);
-	spin_lock(&uprobes_lock);
-	old = find_uprobe(inode, mm, offset);
-	if (!old) {
-		hlist_add_head_rcu(&uprobe->addr_node, addr_bucket(owner, offset));
-		hlist_add_head_rcu(&uprobe->inode_node, owner_bucket(owner));
-		atomic_inc(&uprobes_count);
-		if (mm)
-			atomic_inc(&mm->uprobes_state.nr_anon);
-	}
-	spin_unlock(&uprobes_lock);
-	if (!old)
-		return uprobe;
-	put_uprobe(uprobe);
-	if (old->ref_ctr_offset != ref_ctr_offset) {
-		pr_warn("uprobes: inode %lu offset 0x%llx has SDT counter 0x%llx, not 0x%llx\n",
-			old->inode->i_ino, old->offset, old->ref_ctr_offset, ref_ctr_offset);
-		put_uprobe(old);
-		return ERR_PTR(-EINVAL);
-	}
-	return old;
-}
-
-/*
- * Takes @uprobe out of the tables, unless it is out already (a probe in
- * anonymous memory leaves them when it loses its place, process.c): true
- * if this call did.
- */
-bool unhash_uprobe(struct uprobe *uprobe)
-{
-	bool was_live;
-
-	spin_lock(&uprobes_lock);
-	was_live = uprobe_is_live(uprobe);
-	if (was_live) {
-		hlist_del_init_rcu(&uprobe->addr_node);
-		hlist_del_rcu(&uprobe->inode_node);
-		atomic_dec(&uprobes_count);
-		if (uprobe->mm)
-			atomic_dec(&uprobe->mm->uprobes_state.nr_anon);
-	}
-	spin_unlock(&uprobes_lock);
-	return was_live;
-}
 
 static void remove_uprobe(struct uprobe *uprobe)
 {
@@ -393,167 +133,8 @@ static void remove_uprobe(struct uprobe *uprobe)
 }
 
 /* ---------------------------------------------------------------------
- * The probed instruction
- */
-
-/*
- * The folio of @mapping at @index, read if need be through @file; without
- * a file only a cached folio or shmem is used (a network filesystem may
- * need the file to read).  NULL when it cannot be had now.
- */
-struct folio *get_file_folio(struct address_space *mapping, pgoff_t index,
-			     struct file *file)
-{
-	struct folio *folio = filemap_get_folio(mapping, index);
-
-	if (!IS_ERR(folio)) {
-		if (folio_test_uptodate(folio))
-			return folio;
-		folio_put(folio);
-	}
-	if (shmem_mapping(mapping))
-		folio = shmem_read_folio(mapping, index);
-	else if (file)
-		folio = read_mapping_folio(mapping, index, file);
-	else
-		return NULL;
-	return IS_ERR(folio) ? NULL : folio;
-}
-
-/* Copies @len bytes of the file from @offset, zeroes past its end. */
-static int copy_from_file(struct inode *inode, struct file *file, loff_t offset,
-			  void *buf, size_t len)
-{
-	loff_t size = i_size_read(inode);
-	struct folio *folio;
-	size_t chunk;
-
-	memset(buf, 0, len);
-	if (offset + len > size)
-		len = offset < size ? size - offset : 0;
-	while (len) {
-		chunk = min_t(size_t, len, PAGE_SIZE - offset_in_page(offset));
-		folio = get_file_folio(inode->i_mapping, offset >> PAGE_SHIFT, file);
-		if (!folio)
-			return -EAGAIN;
-		memcpy_from_file_folio(buf, folio, offset, chunk);
-		folio_put(folio);
-		buf += chunk;
-		offset += chunk;
-		len -= chunk;
-	}
-	return 0;
-}
-
-#ifdef CONFIG_ARCH_UPROBES_COMPAT
-/*
- * Whether the probed file holds code of the compat mode: an ELF file says
- * so by its machine (UPROBE_COMPAT_MACHINE); any other file, and
- * anonymous memory, runs as its mm does (@mm_compat).  0, or -EAGAIN when
- * the header cannot be read without @file.
- */
-static int probe_is_compat(struct uprobe *uprobe, struct file *file, bool mm_compat)
-{
-	u8 ehdr[EI_NIDENT + 4];
-	int err;
-
-	uprobe->compat = mm_compat;
-	if (!uprobe->inode)
-		return 0;
-	err = copy_from_file(uprobe->inode, file, 0, ehdr, sizeof(ehdr));
-	if (err)
-		return err;
-	if (!memcmp(ehdr, ELFMAG, SELFMAG) && ehdr[EI_DATA] == ELFDATA2LSB)
-		uprobe->compat = get_unaligned_le16(&ehdr[EI_NIDENT + 2]) ==
-				 UPROBE_COMPAT_MACHINE;
-	return 0;
-}
-
-/* Analyses the probed instruction for the mode of its file's code. */
-static int analyze_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
-			unsigned long vaddr)
-{
-	int err = probe_is_compat(uprobe, file, mm && arch_uprobe_is_compat(mm));
-
-	return err ?: arch_uprobe_analyze_compat(&uprobe->arch, uprobe->compat);
-}
-#else
-/*
- * Analyses the probed instruction for @mm, at @vaddr there: not before a
- * process maps it (-EAGAIN).
- */
-static int analyze_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
-			unsigned long vaddr)
-{
-	if (!mm)
-		return -EAGAIN;
-	return arch_uprobe_analyze_insn(&uprobe->arch, mm, vaddr);
-}
-#endif
-
-/*
- * Reads and analyses the probed instruction once (analyze_insn()), for
- * @mm at @vaddr (NULL: no process maps it): 0 when the probe can be
- * armed, -EAGAIN when that cannot be told yet (the instruction cannot be
- * read without @file, or must be analysed in a process that maps it), or
- * why it cannot be probed.  A probe in anonymous memory reads it from its
- * mm, whose mmap_lock the caller holds.
- */
-int prepare_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
-		 unsigned long vaddr)
-{
-	int err;
-
-	/* Pairs with the release below: READY means @arch is filled in. */
-	if (smp_load_acquire(&uprobe->insn_state) == INSN_READY)
-		return 0;
-	mutex_lock(&uprobe->insn_mutex);
-	err = uprobe->insn_err;
-	if (uprobe->insn_state != INSN_UNREAD)
-		goto unlock;
-	if (uprobe->inode)
-		err = copy_from_file(uprobe->inode, file, uprobe->offset, &uprobe->arch.insn,
-				     sizeof(uprobe->arch.insn));
-	else
-		err = read_anon_insn(uprobe->mm, uprobe->offset, &uprobe->arch.insn,
-				     sizeof(uprobe->arch.insn));
-	if (!err)
-		err = analyze_insn(uprobe, file, mm, vaddr);
-	if (err == -EAGAIN)
-		goto unlock;
-	if (err) {
-		uprobe->insn_err = err;
-		uprobe->insn_state = INSN_REFUSED;
-	} else {
-		/* @arch before READY: the lockless readers rely on it. */
-		smp_store_release(&uprobe->insn_state, INSN_READY);
-	}
-unlock:
-	mutex_unlock(&uprobe->insn_mutex);
-	return err;
-}
-
-/* ---------------------------------------------------------------------
  * Consumers
  */
-
-/* Whether any consumer of @uprobe wants it armed in @mm. */
-bool any_consumer_wants(struct uprobe *uprobe, struct mm_struct *mm)
-{
-	struct uprobe_consumer *uc;
-	bool wants = false;
-	int idx;
-
-	idx = srcu_read_lock(&uprobes_srcu);
-	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
-				 srcu_read_lock_held(&uprobes_srcu)) {
-		wants = consumer_wants(uc, mm);
-		if (wants)
-			break;
-	}
-	srcu_read_unlock(&uprobes_srcu, idx);
-	return wants;
-}
 
 static bool has_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
 {
@@ -668,7 +249,7 @@ static void attach_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc,
  * Adds @uc to the probe at (@inode, @offset) without arming it, for @mm
  * only if not NULL (uprobe_register_pid(), whose reference the consumer
  * keeps from then on); @inode NULL: at address @offset of @mm's anonymous
- * memory, whose instruction is read when armed (process.c).  The probe
+ * memory, whose instruction is read when armed (anon.c).  The probe
  * with a reference and its register_rwsem held for writing, or an ERR_PTR
  * (then nothing changed).
  */
@@ -997,13 +578,3 @@ bool uprobe_unregister_synced(unsigned long cookie)
 	return poll_state_synchronize_srcu(&uprobes_srcu, cookie);
 }
 EXPORT_SYMBOL_GPL(uprobe_unregister_synced);
-
-void __init uprobes_init(void)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(uprobes_by_addr); i++) {
-		INIT_HLIST_HEAD(&uprobes_by_addr[i]);
-		INIT_HLIST_HEAD(&uprobes_by_inode[i]);
-	}
-}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the files of the uprobes core share: the probe, the XOL area and
- * stub pages, and the functions one file calls in another.  See core.c
- * for the design, the lock order and what keeps each object alive.
+ * What the files of the uprobes core share: the probe, the XOL area, and
+ * the functions one file calls in another, grouped by file from the
+ * bottom layer up.  See core.c for the design, the layers, the lock order
+ * and what keeps each object alive; stubs.h for what the stub files share.
  */
 #ifndef _KERNEL_EVENTS_UPROBES_INTERNAL_H
 #define _KERNEL_EVENTS_UPROBES_INTERNAL_H
@@ -202,44 +203,106 @@ enum walk_op {
 	WALK_UNJUMP,
 };
 
-/* core.c */
-struct hlist_head *owner_bucket(const void *owner);
-struct uprobe *try_get_uprobe(struct uprobe *uprobe);
-void put_uprobe(struct uprobe *uprobe);
-struct uprobe *find_uprobe_srcu(struct inode *inode, struct mm_struct *mm, loff_t offset);
-bool unhash_uprobe(struct uprobe *uprobe);
-struct uprobe *register_consumer(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
-				 struct uprobe_consumer *uc, struct mm_struct *mm);
+/* text.c: a process's text */
+bool valid_vm_flags(vm_flags_t flags, bool arming);
+bool valid_vma(struct vm_area_struct *vma, bool arming);
+bool vma_maps(struct vm_area_struct *vma, struct inode *inode, loff_t offset);
+struct page *get_mm_page(struct mm_struct *mm, unsigned long vaddr, bool write);
+int read_mm_bytes(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len,
+		  bool *copy);
+int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf, size_t len);
+int read_anon_insn(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len);
 struct folio *get_file_folio(struct address_space *mapping, pgoff_t index,
 			     struct file *file);
 int prepare_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
 		 unsigned long vaddr);
-bool any_consumer_wants(struct uprobe *uprobe, struct mm_struct *mm);
+
+/* One breakpoint written, or the original put back, under a text_batch. */
+struct text_write {
+	unsigned long vaddr;
+	uprobe_opcode_t opcode;
+	bool drop_copy;
+};
+
+/*
+ * The breakpoint writes of one mapping under one hold of mmap_lock, done
+ * as write_mm_text() does one, but with one serialization of the mm's
+ * CPUs for them all: each byte is written at once, and again after the
+ * serialization, by text_batch_end().  Without room for them (@writes
+ * NULL, or full), each write serializes on its own.
+ */
+struct text_batch {
+	struct vm_area_struct *vma;
+	struct text_write *writes;
+	unsigned int n, max;
+};
+
+void text_batch_start(struct text_batch *tb, struct vm_area_struct *vma, unsigned int max);
+int text_batch_write(struct text_batch *tb, unsigned long vaddr, uprobe_opcode_t opcode,
+		     bool drop_copy);
+void text_batch_end(struct text_batch *tb);
+
+/* tables.c: the probe tables */
+struct hlist_head *owner_bucket(const void *owner);
+struct uprobe *try_get_uprobe(struct uprobe *uprobe);
+void put_uprobe(struct uprobe *uprobe);
+struct uprobe *find_uprobe_srcu(struct inode *inode, struct mm_struct *mm, loff_t offset);
+struct uprobe *get_or_add_uprobe(struct inode *inode, struct mm_struct *mm,
+				 loff_t offset, loff_t ref_ctr_offset);
+bool unhash_uprobe(struct uprobe *uprobe);
 typedef unsigned int (*probe_fill_fn)(struct uprobe **list, unsigned int max, const void *ctx);
 int snapshot_uprobes(probe_fill_fn fill, const void *ctx, struct uprobe ***listp);
 int get_live_uprobes(struct uprobe ***listp);
 void put_uprobe_list(struct uprobe **list, unsigned int n);
+typedef bool (*probe_match_fn)(struct uprobe *uprobe, const void *arg);
+typedef void (*probe_visit_fn)(struct uprobe *uprobe, void *ctx);
+int collect_probes(const void *owner, probe_match_fn match, const void *arg,
+		   struct uprobe ***listp);
+void visit_probes(const void *owner, probe_match_fn match, const void *arg,
+		  probe_visit_fn fn, void *ctx);
+void visit_probes_one_by_one(const void *owner, probe_match_fn match, const void *arg,
+			     probe_visit_fn fn, void *ctx);
 
-/* arm.c */
-bool valid_vm_flags(vm_flags_t flags, bool arming);
-bool valid_vma(struct vm_area_struct *vma, bool arming);
-int read_mm_bytes(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len,
-		  bool *copy);
-int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf, size_t len);
-bool vma_maps(struct vm_area_struct *vma, struct inode *inode, loff_t offset);
+/* task.c: per-task state */
+void utask_set_state(struct uprobe_task *utask, enum uprobe_task_state state);
+void release_signals(void);
+struct uprobe_task *get_utask(void);
+struct return_instance *take_return_instances(struct uprobe_task *utask,
+					      struct return_instance *keep);
+struct return_instance *alloc_return_instance(struct uprobe_task *utask);
+void put_return_instance(struct uprobe_task *utask, struct return_instance *ri);
+void free_return_instances(struct uprobe_task *utask, struct return_instance *ri,
+			   struct return_instance *keep);
+void drop_return_instances(struct uprobe_task *utask, struct return_instance *keep);
+
+/* xol.c: the XOL area */
+int xol_mremap(const struct vm_special_mapping *sm, struct vm_area_struct *new_vma);
+struct xol_area *get_xol_area(void);
+unsigned long xol_take_slot(struct xol_area *area);
+unsigned long xol_take_own_slot(struct xol_area *area);
+void xol_free_slot(struct xol_area *area, unsigned long vaddr);
+void xol_write_slot(struct xol_area *area, unsigned long vaddr,
+		    const u8 *insn, size_t len);
+u8 xol_swap_byte(struct xol_area *area, unsigned long vaddr, u8 byte);
+void xol_dup(struct mm_struct *oldmm, struct mm_struct *newmm);
+void xol_free(struct mm_struct *mm);
+
+/* core.c: consumers */
+struct uprobe *register_consumer(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
+				 struct uprobe_consumer *uc, struct mm_struct *mm);
+
+/* arm.c: breakpoints in every process that maps a file */
+bool any_consumer_wants(struct uprobe *uprobe, struct mm_struct *mm);
 void drop_delayed_of_mm(struct mm_struct *mm);
 int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n,
 	       enum walk_op op);
 int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm);
-typedef bool (*probe_match_fn)(struct uprobe *uprobe, const void *arg);
-int collect_probes(const void *owner, probe_match_fn match, const void *arg,
-		   struct uprobe ***listp);
-void visit_probes(const void *owner, probe_match_fn match, const void *arg,
-		  void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx);
+void arm_new_vma(struct vm_area_struct *vma);
+void arm_fork_begin(void);
+void arm_fork_end(void);
 
-/* process.c */
-int read_anon_insn(struct mm_struct *mm, unsigned long vaddr, void *buf, size_t len);
+/* anon.c: probes in anonymous memory */
 bool anon_exec_vma(struct vm_area_struct *vma);
 struct uprobe *find_anon_uprobe(struct vm_area_struct *vma, unsigned long vaddr);
 int walk_anon(struct uprobe *uprobe, struct uprobe_consumer *uc);
@@ -248,11 +311,16 @@ bool anon_insn_changed(struct uprobe *uprobe, unsigned long vaddr);
 void anon_rewritten(struct uprobe *uprobe);
 void anon_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 void anon_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+void anon_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end);
 void anon_fork_start(struct mm_struct *oldmm, struct mm_struct *mm);
+void anon_fork_restore(struct mm_struct *oldmm, struct mm_struct *newmm);
+bool anon_busy(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+
+/* process.c: probes by process */
 struct uprobe *register_in_mm(struct mm_struct *mm, unsigned long vaddr,
 			      struct uprobe_consumer *uc);
 
-/* defer.c */
+/* defer.c: registration from handlers */
 bool in_uprobe_callback(void);
 bool consumer_runs(struct uprobe_consumer *uc);
 struct uprobe *defer_register(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
@@ -263,72 +331,60 @@ void enter_callbacks(struct uprobe_task *utask);
 void leave_callbacks(struct uprobe_task *utask);
 void notify_consumers(struct uprobe *uprobe, enum uprobe_notice what, int err);
 
-/* xol.c */
-int xol_mremap(const struct vm_special_mapping *sm, struct vm_area_struct *new_vma);
-struct xol_area *get_xol_area(void);
-unsigned long xol_take_slot(struct xol_area *area);
-unsigned long xol_take_own_slot(struct xol_area *area);
-void xol_free_slot(struct xol_area *area, unsigned long vaddr);
-void xol_write_slot(struct xol_area *area, unsigned long vaddr,
-		    const u8 *insn, size_t len);
-u8 xol_swap_byte(struct xol_area *area, unsigned long vaddr, u8 byte);
+/* hit.c: the hit */
 
-/* stubs.c: the jumps (ARCH_UPROBES_JUMPS); without them, nothing to do */
+/**
+ * enum hit_end - how a hit ended
+ * @HIT_IGNORED: not handled (no task state, or the probe is not READY)
+ * @HIT_DONE: the handlers ran and the instruction is carried out
+ * @HIT_REMOVE: the same, and the handlers asked the probe out of the mm,
+ *	which the caller does once out of uprobes_srcu (hits_done())
+ * @HIT_STALE: no handler ran: the program rewrote the probed instruction
+ *	in anonymous memory, and the probe is to be lost (hits_done(),
+ *	anon_rewritten()); the task runs the new instruction
+ */
+enum hit_end {
+	HIT_IGNORED,
+	HIT_DONE,
+	HIT_REMOVE,
+	HIT_STALE,
+};
+
+enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
+			unsigned long bp_vaddr, unsigned long copy);
+void hits_done(struct uprobe *uprobe, enum hit_end end, unsigned long vaddr, bool jump);
+void handle_step(struct uprobe_task *utask, struct pt_regs *regs);
+
+/* own_slot.c: the task's own slot */
+bool run_direct(struct uprobe *uprobe, struct pt_regs *regs, unsigned long bp_vaddr);
+unsigned long own_slot_origin(struct uprobe_task *utask, unsigned long ip);
+void leave_own_slot(struct uprobe_task *utask, struct pt_regs *regs);
+void own_slot_finished(struct uprobe_task *utask, struct pt_regs *regs, bool done);
+void handle_own_slot_end(struct uprobe_task *utask, struct pt_regs *regs);
+bool own_slot_deny_signal(struct uprobe_task *utask, struct pt_regs *regs);
+
+/* return.c: return probes */
+void leave_trampoline(struct pt_regs *regs);
+void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
+		       unsigned long bp_vaddr);
+
+/*
+ * The stub files (ARCH_UPROBES_JUMPS): what the rest of the core calls;
+ * without jumps, nothing to do.
+ */
 #ifdef CONFIG_ARCH_UPROBES_JUMPS
-#define STUBS_PER_PAGE		(PAGE_SIZE / UPROBE_STUB_BYTES)
-#define STUB_PAGES_MAX		16	/* per mm */
-
-/**
- * struct stub_site - the probed place a stub serves
- * @vaddr: the probed address the stub was made for
- * @next: the address of the instruction after it, where the stub's jump
- *	back leads
- * @inode: the probed file (compared, never dereferenced)
- * @offset: the probed offset in @inode
- * @insn: the instruction the stub was made for
- * @len: the length of the stub's copy of it, 0 if it has none
- * @moved: mremap() moved the text at @vaddr since (set under mmap_lock
- *	for writing, never cleared): stub_source() must look for the jump
- * @reported: bit 0: a fault inside the jump was logged (jump_fault_report())
- */
-struct stub_site {
-	unsigned long vaddr;
-	unsigned long next;
-	struct inode *inode;
-	loff_t offset;
-	u8 insn[MAX_UINSN_BYTES];
-	u8 len;
-	bool moved;
-	unsigned long reported;
-};
-
-/**
- * struct stub_page - a page of stubs, mapped within reach of its sites
- * @node: in xol_area.stub_pages
- * @vaddr: where the page is mapped in the mm
- * @page: the page
- * @used: the stubs handed out, in order (release: @sites is set first)
- * @sites: what each stub serves
- */
-struct stub_page {
-	struct list_head node;
-	unsigned long vaddr;
-	struct page *page;
-	unsigned int used;
-	struct stub_site sites[STUBS_PER_PAGE];
-};
-
-struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
-			  unsigned long *offset);
+/* stub_pages.c */
 void free_stub_pages(struct xol_area *area);
+void dup_stub_pages(struct xol_area *old, struct xol_area *area);
+/* jumps.c */
 bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr);
 int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn);
+void jumps_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr);
-void jump_fault_report(struct pt_regs *regs);
 void try_jump(struct uprobe *uprobe, unsigned long vaddr);
+void jump_fault_report(struct pt_regs *regs);
+/* stub_leave.c */
 void leave_stub(struct pt_regs *regs);
-void dup_stub_pages(struct xol_area *old, struct xol_area *area);
-void stubs_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 bool stub_copy_finish(struct uprobe_task *utask, struct pt_regs *regs);
 void stub_copy_stepped(struct uprobe_task *utask, struct pt_regs *regs, bool done);
 void handle_stub_step(struct uprobe_task *utask, struct pt_regs *regs);
@@ -372,7 +428,7 @@ static inline void dup_stub_pages(struct xol_area *old, struct xol_area *area)
 {
 }
 
-static inline void stubs_mremap(struct vm_area_struct *vma, unsigned long start,
+static inline void jumps_mremap(struct vm_area_struct *vma, unsigned long start,
 				unsigned long end)
 {
 }
@@ -411,45 +467,5 @@ static inline unsigned long stub_trap_addr(struct mm_struct *mm, unsigned long i
 	return 0;
 }
 #endif
-
-/* hit.c */
-
-/**
- * enum hit_end - how a hit ended
- * @HIT_IGNORED: not handled (no task state, or the probe is not READY)
- * @HIT_DONE: the handlers ran and the instruction is carried out
- * @HIT_REMOVE: the same, and the handlers asked the probe out of the mm,
- *	which the caller does once out of uprobes_srcu (hits_done())
- * @HIT_STALE: no handler ran: the program rewrote the probed instruction
- *	in anonymous memory, and the probe is to be lost (hits_done(),
- *	anon_rewritten()); the task runs the new instruction
- */
-enum hit_end {
-	HIT_IGNORED,
-	HIT_DONE,
-	HIT_REMOVE,
-	HIT_STALE,
-};
-
-enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
-			unsigned long bp_vaddr, unsigned long copy);
-void hits_done(struct uprobe *uprobe, enum hit_end end, unsigned long vaddr, bool jump);
-
-/* task.c */
-void utask_set_state(struct uprobe_task *utask, enum uprobe_task_state state);
-void release_signals(void);
-struct uprobe_task *get_utask(void);
-struct return_instance *take_return_instances(struct uprobe_task *utask,
-					      struct return_instance *keep);
-struct return_instance *alloc_return_instance(struct uprobe_task *utask);
-void put_return_instance(struct uprobe_task *utask, struct return_instance *ri);
-void free_return_instances(struct uprobe_task *utask, struct return_instance *ri,
-			   struct return_instance *keep);
-void drop_return_instances(struct uprobe_task *utask, struct return_instance *keep);
-
-/* return.c */
-void leave_trampoline(struct pt_regs *regs);
-void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
-		       unsigned long bp_vaddr);
 
 #endif /* _KERNEL_EVENTS_UPROBES_INTERNAL_H */

@@ -387,25 +387,14 @@ unsigned long uprobe_get_trampoline_vaddr(void)
 	return area ? area->vaddr : -1UL;
 }
 
-/**
- * uprobe_dup_mmap - fork is about to copy an mm
- * @oldmm: the parent's, its mmap_lock held for writing
- * @newmm: the child's, a copy of the parent's struct, its mappings not yet
- *
- * The child will have the parent's breakpoints and jumps, in its copies
- * of the pages; it needs its own XOL page behind the copied XOL mapping,
- * where its pending returns (uprobe_copy_process()) lead, and its own
- * copies of the stub pages the jumps lead to.  The breakpoints of probes
- * by address are taken out of its copies once made
- * (uprobe_dup_mmap_copied()).
+/*
+ * Fork gives @newmm, a copy of @oldmm's struct, its own XOL page behind
+ * the copied XOL mapping, and its own copies of the stub pages.
  */
-void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
+void xol_dup(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
 	struct xol_area *old = mm_xol_area(oldmm), *area;
 
-	anon_fork_start(oldmm, newmm);
-	if (test_bit(MMF_HAS_UPROBES, &oldmm->flags))
-		set_bit(MMF_HAS_UPROBES, &newmm->flags);
 	if (!old)
 		return;
 	area = alloc_xol_area(old->vaddr);
@@ -415,13 +404,9 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 	publish_xol_area(newmm, area);
 }
 
-/**
- * uprobe_clear_state - an mm is torn down
- * @mm: the mm
- */
-void uprobe_clear_state(struct mm_struct *mm)
+/* Frees the XOL area and stub pages of @mm, which is torn down. */
+void xol_free(struct mm_struct *mm)
 {
-	drop_delayed_of_mm(mm);
 	if (mm->uprobes_state.xol_area)
 		free_xol_area(mm->uprobes_state.xol_area);
 	mm->uprobes_state.xol_area = NULL;

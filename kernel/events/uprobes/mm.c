@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uprobes core, the mm's hooks: what mm/ and fork call, in one place.
+ * Each hook says what it owes the mm and hands the work to the part
+ * that does it: arming new mappings (arm.c), probes in anonymous memory
+ * (anon.c), jumps (jumps.c), the XOL area and stub pages (xol.c), SDT
+ * counters (arm.c).  All run with the mm's mmap_lock held as each says.
+ */
+
+#include "internal.h"
+
+/**
+ * uprobe_mmap - arm the probes a new mapping covers
+ * @vma: the new (or changed) mapping; its mm's mmap_lock is held for write
+ *
+ * Also counts the SDT counters that waited for this mapping.
+ *
+ * Return: 0.  A probe that cannot be armed does not fail the mapping.
+ */
+int uprobe_mmap(struct vm_area_struct *vma)
+{
+	if (!atomic_read(&uprobes_count) || !vma->vm_file)
+		return 0;
+	arm_new_vma(vma);
+	return 0;
+}
+
+/**
+ * uprobe_munmap - a mapping is going away
+ * @vma: the mapping
+ * @start: start of the range unmapped
+ * @end: its end
+ *
+ * Nothing to undo in a file's mapping: the breakpoints go with the
+ * process's copies of the pages, and an SDT counter counts arming, which
+ * the mm keeps.  A probe in anonymous memory loses its place.
+ */
+void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	anon_munmap(vma, start, end);
+}
+
+/**
+ * uprobe_mremap - text is about to move
+ * @vma: the mapping it is in, its mm's mmap_lock held for writing
+ * @start: start of the range that moves
+ * @end: its end
+ *
+ * The jumps to stubs of a file's text give way to breakpoints
+ * (jumps_mremap()); probes in anonymous memory lose their place.
+ */
+void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	jumps_mremap(vma, start, end);
+	anon_mremap(vma, start, end);
+}
+
+/**
+ * uprobe_mprotect - the protection of a range of an mm changed
+ * @mm: the mm, whose mmap_lock is held for writing
+ * @start: start of the range
+ * @end: its end
+ *
+ * Probes in anonymous memory made writable and not executable are held,
+ * their breakpoints out; those made executable again are armed again.
+ */
+void uprobe_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	anon_mprotect(mm, start, end);
+}
+
+/**
+ * uprobe_anon_busy - whether anonymous memory holds breakpoints
+ * @vma: an anonymous mapping, its mm's mmap_lock or its own lock held
+ * @start: start of the range
+ * @end: its end
+ *
+ * For the mm paths that would move pages of anonymous memory elsewhere
+ * (UFFDIO_MOVE) or let reclaim drop them (MADV_FREE) behind the core's
+ * back: a page with a probe's breakpoint must stay where it is.  The
+ * answer holds while the caller's lock does.
+ *
+ * Return: true when a live probe by address has its breakpoint in the range.
+ */
+bool uprobe_anon_busy(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	return anon_busy(vma, start, end);
+}
+
+/**
+ * uprobe_start_dup_mmap - fork is about to copy mappings
+ *
+ * Until uprobe_end_dup_mmap(), no walk over a file's mappings runs, so
+ * that none misses the child.
+ */
+void uprobe_start_dup_mmap(void)
+{
+	arm_fork_begin();
+}
+
+/**
+ * uprobe_end_dup_mmap - fork is done copying mappings
+ */
+void uprobe_end_dup_mmap(void)
+{
+	arm_fork_end();
+}
+
+/**
+ * uprobe_dup_mmap - fork is about to copy an mm
+ * @oldmm: the parent's, its mmap_lock held for writing
+ * @newmm: the child's, a copy of the parent's struct, its mappings not yet
+ *
+ * The child will have the parent's breakpoints and jumps, in its copies
+ * of the pages; it needs its own XOL page behind the copied XOL mapping,
+ * where its pending returns (uprobe_copy_process()) lead, and its own
+ * copies of the stub pages the jumps lead to.  The parent's probes in
+ * anonymous memory are none of the child's: their breakpoints are taken
+ * out of its copies once made (uprobe_dup_mmap_copied()).
+ */
+void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
+{
+	anon_fork_start(oldmm, newmm);
+	if (test_bit(MMF_HAS_UPROBES, &oldmm->flags))
+		set_bit(MMF_HAS_UPROBES, &newmm->flags);
+	xol_dup(oldmm, newmm);
+}
+
+/**
+ * uprobe_dup_mmap_copied - fork copied an mm
+ * @oldmm: the parent's, its mmap_lock held for writing since the copy began
+ * @newmm: the child's copy, its mmap_lock held for writing
+ *
+ * The bytes that the parent's breakpoints in anonymous memory replaced go
+ * back in the child's copies of the pages, before the child can run or
+ * be seen by anyone (in /proc, by the fork connector, by a tracer): no
+ * one ever finds a breakpoint of a probe by address in a child.
+ */
+void uprobe_dup_mmap_copied(struct mm_struct *oldmm, struct mm_struct *newmm)
+{
+	anon_fork_restore(oldmm, newmm);
+}
+
+/**
+ * uprobe_clear_state - an mm is torn down
+ * @mm: the mm
+ *
+ * Its SDT counters waiting for a mapping are forgotten; its XOL area and
+ * stub pages are freed.
+ */
+void uprobe_clear_state(struct mm_struct *mm)
+{
+	drop_delayed_of_mm(mm);
+	xol_free(mm);
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uprobes core, hits through a stub: the uprobe syscall.
+ *
+ * At the syscall the kernel checks where the task came from: the jump's
+ * place, or if the jump went meanwhile, the place that maps the probe's
+ * file offset now (stub_source()); the hit is handled there as after the
+ * breakpoint (handle_hit()).  If the probe went too, the task is sent
+ * back to run that place again: the original instruction, or while the
+ * probe's removal is under way, the jump again.  A debugger's step trap
+ * at the entry of a stub is taken for the breakpoint
+ * (uprobe_stub_step_trap()).
+ */
+
+#include "stubs.h"
+
+/*
+ * Where the current task came to @stub from, after an mremap() moved
+ * the text at @site: the jump's place, else the place that maps the
+ * site's file offset now, which a jump to @stub is preferred at; 0 if
+ * none does.  Apart from stub_source(), so that the hit of text that never
+ * moved pays nothing for the look (the stack of this one is zeroed on
+ * each call, under CONFIG_INIT_STACK_ALL_ZERO).
+ */
+static noinline unsigned long moved_stub_source(struct stub_site *site, unsigned long stub)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long vaddr = site->vaddr, found = 0;
+	struct vm_area_struct *vma;
+	struct vma_iterator vmi;
+	u8 code[UPROBE_JUMP_BYTES];
+
+	if (!copy_from_user(code, (void __user *)vaddr, sizeof(code)) &&
+	    arch_uprobe_jump_target(code, vaddr) == stub)
+		return vaddr;
+	vma_iter_init(&vmi, mm, 0);
+	mmap_read_lock(mm);
+	for_each_vma(vmi, vma) {
+		if (!vma_maps(vma, READ_ONCE(site->inode), READ_ONCE(site->offset)))
+			continue;
+		vaddr = offset_to_vaddr(vma, READ_ONCE(site->offset));
+		if (!found)
+			found = vaddr;
+		if (read_jump_bytes(mm, vaddr, code) &&
+		    arch_uprobe_jump_target(code, vaddr) == stub) {
+			found = vaddr;
+			break;
+		}
+	}
+	mmap_read_unlock(mm);
+	return found;
+}
+
+/*
+ * Where the current task came to @stub from: the address of @site, as
+ * long as no mremap() moved the text there.  Whether the jump is still
+ * there does not matter: the task took it, and the instruction it stands
+ * for is done for the task at that place, or run again there if the probe
+ * went.  Moved text is looked for (moved_stub_source()).
+ */
+unsigned long stub_source(struct stub_site *site, unsigned long stub)
+{
+	/* Text that never moved: the jump's place, without a look. */
+	if (!READ_ONCE(site->moved))
+		return site->vaddr;
+	return moved_stub_source(site, stub);
+}
+
+/*
+ * Where the straight way out of @stub, which serves @site, leads: to the
+ * copy, or with none, to the jump to the next instruction, which stands
+ * for the jump's target here.
+ */
+unsigned long stub_straight(struct stub_site *site, unsigned long stub)
+{
+	return site->len ? stub + UPROBE_STUB_COPY : site->next;
+}
+
+/* The hit of a task that came through @stub, which serves @site. */
+static void handle_stub_hit(struct stub_site *site, struct pt_regs *regs, unsigned long stub)
+{
+	unsigned long source, copy = 0;
+	struct uprobe *uprobe, *later = NULL;
+	enum hit_end end;
+	int idx;
+
+	source = stub_source(site, stub);
+	instruction_pointer_set(regs, source ?: site->vaddr);
+	if (!source)
+		return;
+	idx = srcu_read_lock(&uprobes_srcu);
+	/* The place maps the site's file offset (stub_source()). */
+	uprobe = find_uprobe_srcu(READ_ONCE(site->inode), NULL, READ_ONCE(site->offset));
+	if (uprobe) {
+		/* The copy jumps back to the site: not where mremap() moved it. */
+		if (site->len && site_serves(site, uprobe, source) &&
+		    arch_uprobe_can_jump(&uprobe->arch, regs))
+			copy = stub + UPROBE_STUB_COPY;
+		end = handle_hit(uprobe, regs, source, copy);
+		if (end == HIT_REMOVE)
+			later = try_get_uprobe(uprobe);
+	}
+	srcu_read_unlock(&uprobes_srcu, idx);
+	if (later)
+		hits_done(later, end, source, false);
+}
+
+/**
+ * uprobe_stub_hit - the uprobe syscall: a task came through a stub
+ * @regs: its registers, as the stub left them at its syscall
+ * @stub: where the stub would start, if the syscall is a stub's
+ *
+ * The registers are put back as they were before the jump, and the hit
+ * is handled as a hit of the breakpoint the jump stands for, at the place
+ * the task came from (stub_source()); where that place or the probe went
+ * meanwhile, the task is sent back to run the probed address again.  It
+ * goes on through the stub's way out where it can (which costs less than
+ * the return from a trap), else straight to where the hit took it.
+ *
+ * Return: false, with nothing changed, when no stub of the current mm
+ * starts at @stub.
+ */
+bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
+{
+	struct arch_uprobe_stub_saved saved;
+	struct uprobe_task *utask;
+	struct stub_site *site;
+
+	site = current->mm ? stub_starting_at(current->mm, stub) : NULL;
+	if (!site)
+		return false;
+	if (!arch_uprobe_stub_enter(regs, &saved))
+		return true;
+	handle_stub_hit(site, regs, stub);
+	/* A step has its own way back; the rest goes out through the stub. */
+	utask = current->utask;
+	if (!utask || utask->state == UPROBE_TASK_RUNNING)
+		arch_uprobe_stub_exit(regs, stub, &saved, stub_straight(site, stub));
+	return true;
+}
+
+/**
+ * uprobe_is_stub - does a stub of the current mm start at @addr?
+ * @addr: a user address
+ *
+ * Return: true if a stub handed out in the current mm starts at @addr.
+ */
+bool uprobe_is_stub(unsigned long addr)
+{
+	return current->mm && stub_starting_at(current->mm, addr);
+}
+
+/**
+ * uprobe_stub_step_trap - a single-step trap in user mode, not ours
+ * @regs: the task's registers
+ *
+ * A debugger stepped the task over a jump to a stub: the trap is taken for
+ * the breakpoint the jump stands for, so that the debugger sees the probed
+ * instruction done in one step, and never the stub.  Runs in the #DB
+ * handler: takes no lock.
+ *
+ * Return: true when the trap was at the entry of a stub.
+ */
+bool uprobe_stub_step_trap(struct pt_regs *regs)
+{
+	struct mm_struct *mm = current->mm;
+	struct stub_site *site;
+
+	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
+		return false;
+	site = stub_starting_at(mm, instruction_pointer(regs));
+	if (!site)
+		return false;
+	instruction_pointer_set(regs, site->vaddr + UPROBE_SWBP_INSN_SIZE);
+	set_thread_flag(TIF_UPROBE);
+	return true;
+}
