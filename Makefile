@@ -94,7 +94,8 @@ DEPS_ARCH := $(if $(CROSS),deps-arm64)
 CROSS_GROUPS := $(if $(CROSS_ARCHES),$(addprefix cross-,$(CROSS_ARCHES)),cross)
 
 .PHONY: help deps $(addprefix deps-,$(DEPS_GROUPS)) tree config kernel init root tests check \
-	check-all retest torture mutants mutants-apply bench run shell series cross cleanroom clean
+	check-all retest torture mutants mutants-apply bench run shell series series-fold series-export \
+	cross cleanroom clean
 
 help:
 	@echo 'Targets:'
@@ -104,7 +105,10 @@ help:
 	@echo '             mutants; then, as time allows, check ARCH=arm64, cross, the other'
 	@echo '             suites on upstream, more mutants; one last count (dev/check-all.sh)'
 	@echo '  shell      boot the kernel to an interactive shell (exit it to stop)'
-	@echo '  series     our changes as a patch series in out/series/, checkpatch --strict'
+	@echo '  series     the patch series (series/) checked: its end is ours, checkpatch'
+	@echo '             --strict, the review rules; ready to send in out/series/'
+	@echo '  series-fold    fold what overlay.list files gained into patch P (P=N)'
+	@echo '  series-export  write series/ anew from out/series.git after work by hand'
 	@echo '  cross      build ours for every other architecture with uprobes (tinyconfig)'
 	@echo '  cleanroom  compare our files with the base tree'"'"'s uprobes implementation'
 	@echo '  deps       install the packages of every target (apt-get, idempotent); each'
@@ -123,7 +127,7 @@ help:
 	@echo '  clean      remove out/'
 	@echo 'Variables:'
 	@echo '  KERNEL=ours|upstream|perfcore|wip  which kernel (default ours); upstream is the'
-	@echo '                        untouched base, perfcore the base with our perf-core patches'
+	@echo '                        untouched base, perfcore the base with the perf-core patches'
 	@echo '                        only, wip ours plus the replacements of overlay-wip.list'
 	@echo '  DEBUG=1               add configs/debug.config (KASAN, lockdep, DEBUG_VM)'
 	@echo '  ARCH=x86_64|arm64     the guest architecture (default x86_64); arm64 boots'
@@ -131,6 +135,7 @@ help:
 	@echo '  CROSS_ARCHES=...      the architectures of cross (default: all eight others)'
 	@echo '  STEPS=1               series also builds every step for x86_64 and arm64'
 	@echo '                        (tinyconfig and configs/cross.config, as cross; slow)'
+	@echo '  P=N                   the patch of series/ that series-fold folds into'
 	@echo '  T=REGEX               run only the suites whose name matches (check)'
 	@echo '  TIMEOUT=SECONDS       hard limit for one boot (default $(TIMEOUT_NORMAL); $(TIMEOUT_DEBUG) with DEBUG=1)'
 	@echo '  RESULTS=DIR           where a test boot leaves its TAP and console log'
@@ -238,6 +243,14 @@ shell: kernel init
 series: tree deps-series
 	@$(TOP)/dev/series.sh $(OUT)/series
 	$(if $(STEPS),@$(TOP)/dev/series-build.sh $(OUT)/series.git $(OUT)/series-build x86_64 arm64)
+
+# What the files of overlay.list gained since the last fold, into patch P.
+series-fold: tree deps-series
+	@$(TOP)/dev/series-fold.sh $(P)
+
+# series/ written anew from out/series.git, after work done there by hand.
+series-export:
+	@$(TOP)/dev/series-export.sh $(OUT)/series.git
 
 # What CI runs: the tests, on ours and on the base, the mutants, arm64 and
 # cross, in an order that keeps within CI's time; one last line.

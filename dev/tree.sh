@@ -3,11 +3,14 @@
 #
 # Prepares out/src/KERNEL from Debian's linux-source-6.12 tarball.
 #   upstream: the untouched base.
-#   perfcore: the base with only our patches to perf core (the ones of
-#             perfcore_patches below): the bench's engine-only column.
-#   ours:     the base, with patches/*.patch applied and every path of
-#             overlay.list copied in from this repo (replacing the base's);
-#             a path written -PATH there is the base's, removed from ours.
+#   perfcore: the base with only the series' patches to perf core (the
+#             ones of perfcore_patches below): the bench's engine-only
+#             column.
+#   ours:     the base with the patch series of series/ applied (a patch
+#             may remove a file of the base), then every path of
+#             overlay.list copied in from this repo over it: the same
+#             files, unless a change is not folded into the series yet
+#             (make series checks; dev/series-fold.sh folds).
 #             With MUTANT_PATCH (dev/mutants/), that patch is applied last:
 #             it breaks one feature on purpose, to see the tests of that
 #             feature fail.  The next run without it puts ours back.
@@ -43,25 +46,19 @@ unpack_base() {
 	echo "$version" >"$src/upstream.version"
 }
 
-# The paths of the overlay lists: each line has paths separated by spaces,
-# a tab, and the subject of its commit in the patch series.  A path
-# written -PATH is a file of the base that ours removes.
+# The paths of the overlay lists, one a line.
 overlay_lists=("$top/overlay.list")
-patches=("$top"/patches/*.patch)
-# The patches of ours that speed up perf core, not the engine, and apply
-# to the base alone.  0013 also speeds perf core up (closing a uprobe
-# event), but its safety rests on how our tracer reads the event's list.
-perfcore_patches=(0014-perf-core-software-install-no-resched.patch
-	0015-perf-core-tp-event-sample-data-uninitialized.patch)
-overlay_entries() {
-	[ ${#overlay_lists[@]} -gt 0 ] || return 0
-	grep -h -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "${overlay_lists[@]}" | cut -f1 | tr ' ' '\n'
-}
+series=1
+# The patches of the series that speed up perf core, not the engine, and
+# apply to the base alone (by their subjects).  The one that makes closing
+# a uprobe event wait for no grace period also speeds perf core up, but
+# its safety rests on how the tracer reads the event's list.
+perfcore_patches=("$top"/series/*-perf-core-install-a-software-event-*.patch
+	"$top"/series/*-perf-core-do-not-zero-the-sample-data-*.patch)
+patches=()
 overlay_paths() {
-	overlay_entries | grep -v '^-' || true
-}
-removed_paths() {
-	overlay_entries | sed -n 's/^-//p'
+	[ ${#overlay_lists[@]} -gt 0 ] || return 0
+	grep -h -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "${overlay_lists[@]}"
 }
 
 # Applies patch $2 to stage $1, starting from the base's version of the
@@ -75,12 +72,20 @@ stage_patch() {
 	patch -s -p1 -d "$stage" --no-backup-if-mismatch <"$patch"
 }
 
-# Build in $1 the files of `ours` that differ from the base: our patches,
-# then our files, then the mutant's patch, which may break either.
+# Build in $1 the files of `ours` that differ from the base: the series
+# (in a repository of its own, $1.git, whose deletions of the base's files
+# are listed in $1.removed), or the patches of "patches"; then our files;
+# then the mutant's patch, which may break either.
 stage_changes() {
-	local stage=$1 patch path
+	local stage=$1 patch path root
+	: >"$stage.removed"
+	if [ "$series" -eq 1 ]; then
+		"$top/dev/series-repo.sh" "$stage.git"
+		(cd "$stage.git" && git ls-files -z | xargs -0 cp --parents -t "$stage")
+		root=$(git -C "$stage.git" rev-list --max-parents=0 HEAD)
+		git -C "$stage.git" diff --name-only --diff-filter=D "$root" HEAD >"$stage.removed"
+	fi
 	for patch in "${patches[@]}"; do
-		[ -e "$patch" ] || continue
 		stage_patch "$stage" "$patch"
 	done
 	while read -r path; do
@@ -103,10 +108,9 @@ sync_changes() {
 		cp "$stage/$path" "$tree/$path"
 	done <"$stage.list"
 	while read -r path; do
-		[ -e "$base/$path" ] || { echo "overlay.list: -$path: not in the base" >&2; exit 1; }
 		rm -f "$tree/$path"
 		echo "$path" >>"$stage.list"
-	done < <(removed_paths)
+	done <"$stage.removed"
 	sort -o "$stage.list" "$stage.list"
 	touch "$manifest"
 	while read -r path; do
@@ -121,7 +125,7 @@ sync_changes() {
 
 stage=
 cleanup() {
-	[ -z "$stage" ] || rm -rf "$stage" "$stage.list"
+	[ -z "$stage" ] || rm -rf "$stage" "$stage.list" "$stage.git" "$stage.removed"
 }
 
 # prepare TREE: the base with our changes (and the mutant's, if any).
@@ -141,7 +145,8 @@ prepare() {
 unpack_base
 case $kernel in
 upstream) ;;
-perfcore) patches=("${perfcore_patches[@]/#/$top/patches/}")
+perfcore) patches=("${perfcore_patches[@]}")
+	series=0
 	overlay_lists=()
 	prepare perfcore ;;
 ours) [ -z "$mutant" ] || [ -f "$mutant" ] || { echo "tree.sh: no mutant patch '$mutant'" >&2; exit 2; }

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# series-rules.sh OUTDIR
+#
+# Checks that the series dev/series.sh wrote to OUTDIR can be reviewed
+# patch by patch, and says which patch breaks which rule:
+#  - at least MIN_PATCHES patches (30), and a cover letter;
+#  - the patch that deletes the base's kernel/events/uprobes.c (the engine
+#    replaced at parity) changes at most PARITY_LINES lines (4000), every
+#    other at most PATCH_LINES (1200), but for a patch whose only content
+#    is one new selftest file;
+#  - a patch touches one subsystem: the files it changes share one entry
+#    of MAINTAINERS other than THE REST, as the kernel's
+#    scripts/get_maintainer.pl finds them in ours' tree (MAINTAINERS
+#    itself, and a file of no entry but THE REST, as samples/Kconfig, go
+#    with any);
+#  - a subject is "prefix: text", and no message speaks of "our", "ours"
+#    or "the base": the series speaks to upstream;
+#  - no step has jumps without their guards: the patch that turns them on
+#    (selects ARCH_UPROBES_JUMPS) comes after the ones that call each
+#    hook of GUARDS: mremap's, syscall user dispatch's, rseq's, and the
+#    x86 entry's.
+# Prints a line for each patch, then "N passed, N failed"; exits non-zero
+# when a rule is broken.
+set -euo pipefail
+
+out=$(readlink -f "${1:?usage: series-rules.sh OUTDIR}")
+top=$(cd "$(dirname "$0")/.." && pwd)
+ours=$top/out/src/ours
+MIN_PATCHES=${MIN_PATCHES:-30}
+PARITY_LINES=${PARITY_LINES:-4000}
+PATCH_LINES=${PATCH_LINES:-1200}
+GUARDS=(uprobe_mremap uprobe_own_syscall uprobe_rseq_ip uprobe_syscall_entry)
+passed=0 failed=0
+
+verdict() {
+	if [ -z "$2" ]; then
+		passed=$((passed + 1))
+		echo "ok - $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $1: $2"
+	fi
+}
+
+# The lines patch $1 adds or removes.
+changed_lines() {
+	grep -cE '^[-+]([^-+]|$)' "$1" || true
+}
+
+# The files patch $1 changes, one a line.
+patch_files() {
+	sed -n 's#^diff --git a/\([^ ]*\) b/.*#\1#p' "$1"
+}
+
+# Whether patch $1 only adds one new file of a selftest suite.
+one_new_selftest() {
+	[ "$(patch_files "$1" | wc -l)" -eq 1 ] &&
+		patch_files "$1" | grep -q '^tools/testing/selftests/' &&
+		grep -q '^new file mode' "$1"
+}
+
+# The MAINTAINERS entries of file $1 in ours' tree, THE REST aside.
+subsystems_of() {
+	(cd "$ours" && perl scripts/get_maintainer.pl --no-git --no-git-fallback --subsystem \
+		--no-email --no-l --no-m --no-r --no-rolestats -f "$1" 2>/dev/null) |
+		grep -v '^THE REST$' | sort -u || true
+}
+
+# The entries all files of patch $1 share; "(any)" when none has one.
+shared_subsystems() {
+	local path common=any mine
+	while read -r path; do
+		[ "$path" = MAINTAINERS ] && continue
+		mine=$(subsystems_of "$path")
+		[ -n "$mine" ] || continue
+		if [ "$common" = any ]; then
+			common=$mine
+		else
+			common=$(comm -12 <(echo "$common") <(echo "$mine"))
+		fi
+		[ -n "$common" ] || break
+	done < <(patch_files "$1")
+	echo "$common"
+}
+
+# The message of patch $1: its subject and body, up to the diff.
+message() {
+	sed -n '/^Subject: /,/^---$/p' "$1"
+}
+
+mapfile -t patches < <(ls "$out"/[0-9]*.patch | grep -v '/0000-cover-letter.patch$')
+[ ${#patches[@]} -ge "$MIN_PATCHES" ] && why= || why="${#patches[@]} patches, fewer than $MIN_PATCHES"
+verdict "the series has ${#patches[@]} patches" "$why"
+[ -s "$out/0000-cover-letter.patch" ] && why= || why="none"
+verdict "the cover letter" "$why"
+
+for patch in "${patches[@]}"; do
+	name=$(basename "$patch" .patch)
+	lines=$(changed_lines "$patch")
+	why=()
+	if grep -q '^diff --git a/kernel/events/uprobes.c ' "$patch"; then
+		limit=$PARITY_LINES
+	else
+		limit=$PATCH_LINES
+	fi
+	if [ "$lines" -gt "$limit" ] && ! one_new_selftest "$patch"; then
+		why+=("$lines changed lines, more than $limit")
+	fi
+	shared=$(shared_subsystems "$patch")
+	[ -n "$shared" ] || why+=("its files share no MAINTAINERS entry")
+	sed -n '/^Subject: /{N;s/\n / /;p;q}' "$patch" | grep -qE '^Subject: \[PATCH[^]]*\] [^:]{1,40}: ' ||
+		why+=("its subject is not \"prefix: text\"")
+	if message "$patch" | grep -qiwE "our|ours|the base"; then
+		why+=("its message speaks of \"our\" or \"the base\"")
+	fi
+	verdict "$name ($lines lines; $(echo "$shared" | head -n 1))" "$(IFS=';'; echo "${why[*]}")"
+done
+# The number of the first patch that adds a line matching regex $1, or
+# none; with a second argument, only an indented line (a statement) of a
+# file whose path does not name uprobes (a call site of a hook, in the
+# subsystem it guards).
+first_adding() {
+	local patch
+	for patch in "${patches[@]}"; do
+		if awk -v re="$1" -v calls="${2:-}" '
+			/^diff --git / { core = $3 ~ /uprobe/ }
+			/^\+[^+]/ && $0 ~ re && (!calls || (!core && /^\+[ \t]/)) { found = 1; exit }
+			END { exit !found }' "$patch"; then
+			basename "$patch" | cut -c1-4
+			return
+		fi
+	done
+}
+
+on=$(first_adding 'select ARCH_UPROBES_JUMPS')
+for hook in "${GUARDS[@]}"; do
+	at=$(first_adding "[^_a-z]$hook\\(" calls)
+	if [ -z "$on" ]; then
+		why=
+	elif [ -z "$at" ]; then
+		why="jumps are on from $on, and $hook() is never called"
+	elif [ "$at" -ge "$on" ]; then
+		why="jumps are on from $on, $hook() is called from $at"
+	else
+		why=
+	fi
+	verdict "jumps on (${on:-never}) after their guard $hook() (${at:-never})" "$why"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
