@@ -576,10 +576,10 @@ static void sled_run(long unused)
 
 TEST_F_TIMEOUT(perf, ten_thousand_events_open_close, 900)
 {
+	static INSN_UNIT sled[SLED_NOPS];
 	int want = engine_is_base() ? 200 : SLED_NOPS, n, i, bad = 0;
 	struct rlimit files = { SLED_NOPS + 100, SLED_NOPS + 100 };
 	int *fds = calloc(want, sizeof(*fds));
-	static INSN_UNIT sled[SLED_NOPS];
 	time_t start = time(NULL);
 	struct kid kid;
 
