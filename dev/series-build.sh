@@ -8,6 +8,8 @@
 # touches) and dev/cross.sh builds it (tinyconfig, configs/cross.config,
 # vmlinux, the uprobes files at W=1) into WORK/build/ARCH.  One line per
 # step and architecture; fails if any step failed to build for any.
+# FROM=N and TO=N (the environment) build only the steps from N to N, the
+# base's being step 1: for work on a part of the series.
 set -euo pipefail
 
 repo=$(readlink -f "${1:?usage: series-build.sh REPO WORK ARCH...}")
@@ -21,15 +23,20 @@ git_() {
 	git --git-dir="$repo/.git" --work-tree="$src" "$@"
 }
 
-# Puts commit $1 of the series over the tree: its files as they are there,
-# and the files it removes gone.
+# Every path a commit of the series touches, one a line.
+series_paths() {
+	git_ log --format= --name-only HEAD | sort -u
+}
+
+# Puts commit $1 of the series over the tree: its files as they are
+# there, and those it does not have (deleted before it, or added after)
+# gone, whatever step the tree held before.
 checkout_step() {
 	local path
-	if git_ rev-parse -q --verify "$1^" >/dev/null; then
-		git_ diff --name-only --diff-filter=D "$1^" "$1" | while read -r path; do
+	comm -23 <(series_paths) <(git_ ls-tree -r --name-only "$1" | sort) |
+		while read -r path; do
 			rm -f "${src:?}/$path"
 		done
-	fi
 	git_ checkout -q -f "$1" -- .
 }
 
@@ -38,6 +45,7 @@ rsync -a --delete "$top/out/src/upstream/" "$src/"
 mapfile -t steps < <(git_ rev-list --reverse HEAD)
 failed=0
 for i in "${!steps[@]}"; do
+	[ $((i + 1)) -ge "${FROM:-1}" ] && [ $((i + 1)) -le "${TO:-${#steps[@]}}" ] || continue
 	echo "  STEP $((i + 1))/${#steps[@]}  $(git_ log -1 --format=%s "${steps[$i]}")"
 	checkout_step "${steps[$i]}"
 	"$top/dev/cross.sh" "$src" "$work/build" "$top/configs/cross.config" "$@" || failed=1

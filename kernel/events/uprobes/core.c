@@ -37,10 +37,11 @@
  *
  * A registration goes core.c -> arm.c (or anon.c) -> text.c, tables.c;
  * a hit goes hit.c (or stub_hit.c) -> own_slot.c, return.c -> xol.c ->
- * tables.c; a removal goes core.c -> arm.c -> text.c.  Two calls go up, by design: what
- * a handler registers runs through core.c or process.c at the end of the
- * hit (defer.c), and anon.c tells the consumers of a lost probe through
- * defer.c, so that their notify() may register as a handler may.
+ * tables.c; a removal goes core.c -> arm.c -> text.c.  Two calls go up,
+ * by design: what a handler registers runs through core.c or process.c
+ * at the end of the hit (defer.c), and anon.c tells the consumers of a
+ * lost probe through defer.c, so that their notify() may register as a
+ * handler may.
  *
  * Probes.  A struct uprobe is one place in one file, or one address in
  * the anonymous memory of one mm (anon.c).  Probes live in two hash

@@ -67,12 +67,6 @@ bool in_uprobe_callback(void)
 	return utask && utask->in_callback;
 }
 
-/* Whether @uc's handlers are to run in the current task. */
-bool consumer_runs(struct uprobe_consumer *uc)
-{
-	return !READ_ONCE(uc->leaving) && (!uc->mm || uc->mm == current->mm);
-}
-
 static void run_deferred_work(struct callback_head *head);
 
 /* Appends @d to the calls the current task runs when out of its handlers. */

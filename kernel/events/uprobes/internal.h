@@ -177,6 +177,15 @@ static inline bool utask_stepping(struct uprobe_task *utask)
 	       utask->state == UPROBE_TASK_STEP_ABANDON;
 }
 
+/*
+ * Whether @uc's handlers run in the current task: not those of a consumer
+ * of another process, nor of one a handler is unregistering (defer.c).
+ */
+static inline bool consumer_runs(struct uprobe_consumer *uc)
+{
+	return !READ_ONCE(uc->leaving) && (!uc->mm || uc->mm == current->mm);
+}
+
 /* Whether @uc wants its probe in @mm: its process's (if any) and its filter's. */
 static inline bool consumer_wants(struct uprobe_consumer *uc, struct mm_struct *mm)
 {
@@ -322,7 +331,6 @@ struct uprobe *register_in_mm(struct mm_struct *mm, unsigned long vaddr,
 
 /* defer.c: registration from handlers */
 bool in_uprobe_callback(void);
-bool consumer_runs(struct uprobe_consumer *uc);
 struct uprobe *defer_register(struct inode *inode, loff_t offset, loff_t ref_ctr_offset,
 			      struct mm_struct *mm, struct uprobe_consumer *uc);
 void defer_unregister(struct uprobe *uprobe, struct uprobe_consumer *uc);
