@@ -6,7 +6,7 @@
  * A probe replaces the first byte of a user instruction with int3.  When
  * a task hits it, the core runs the consumers' handlers and then has the
  * instruction carried out in one of three ways, decided once per probe by
- * arch_uprobe_analyze_insn():
+ * arch_uprobe_analyze_compat():
  *
  *  - emulated: the effect of the instruction is computed here, on pt_regs
  *    and on the user stack (nops, push of a register, relative jmp, jcc,
@@ -61,10 +61,10 @@
  * branches.
  *
  * 32-bit (ia32) tasks are probed as well.  A probe is analysed for the
- * mode its code runs in, which the core tells arch_uprobe_analyze_insn()
- * (from the file's ELF header, or the mm's mode), and @ia32 then picks
- * the 32-bit rules wherever they differ: the 32-bit decoder (0x40-0x4f
- * are inc and dec, not REX), the opcodes only 32-bit
+ * mode its code runs in, which the core tells arch_uprobe_analyze_compat()
+ * (from the file's ELF header, or the mm's mode), and arch_uprobe.ia32
+ * then picks the 32-bit rules wherever they differ: the 32-bit decoder
+ * (0x40-0x4f are inc and dec, not REX), the opcodes only 32-bit
  * code has (pop %ss hides the step trap as mov to %ss does; far call and
  * jmp, into), 4-byte words on the stack for push, call, ret and return
  * probes, branch targets and the instruction pointer kept to 32 bits,
@@ -1024,7 +1024,7 @@ int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct pt_regs *regs)
 	return 0;
 }
 
-/* Undo what pre_xol did to the task, except the instruction pointer. */
+/* Undo uprobe_xol_prepare(), but for the instruction pointer. */
 static void uprobe_restore_task(struct arch_uprobe *aup,
 				struct arch_uprobe_task *autask,
 				struct pt_regs *regs, bool keep_tf)
@@ -1925,7 +1925,7 @@ bool uprobe_own_syscall(struct pt_regs *regs)
 	       at_trampoline_syscall(regs);
 }
 #else
-/* 32-bit kernels probe nothing (see arch_uprobe_analyze_insn()). */
+/* 32-bit kernels probe nothing (see arch_uprobe_analyze_compat()). */
 static const u8 uprobe_trampoline[] = { 0x0f, 0x0b };	/* ud2 */
 
 static const u8 *uprobe_trampoline_of(bool ia32, unsigned long *psize)
