@@ -1035,31 +1035,6 @@ static void uprobe_restore_task(struct arch_uprobe *aup,
 	uprobe_step_off(autask, regs, keep_tf);
 }
 
-/**
- * arch_uprobe_step_copy - step the task over the copy its ip is at
- * @autask: where the state to restore afterwards is kept
- * @regs: the task's registers
- *
- * For a copy that needs no fixup but the ip: the step trap comes after
- * it, and arch_uprobe_xol_was_trapped() tells whether it trapped instead.
- */
-void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs)
-{
-	arch_uprobe_watch_traps(autask);
-	uprobe_step_on(autask, regs);
-}
-
-/**
- * arch_uprobe_step_copy_end - undo arch_uprobe_step_copy()
- * @autask: the state it saved
- * @regs: the task's registers
- */
-void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs)
-{
-	uprobe_step_off(autask, regs, false);
-	arch_uprobe_unwatch_traps(autask);
-}
-
 /* The call pushed the slot's address: make it return after the original. */
 static int uprobe_fix_call(struct arch_uprobe *aup, struct pt_regs *regs,
 			   unsigned long bp_vaddr)
@@ -1211,55 +1186,40 @@ void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
 		current->thread.trap_nr = autask->saved_trap_nr;
 }
 
-/* ---- the jump to a stub (x86-64) ---- */
+/* ---- text ---- */
 
+static void uprobe_sync_core(void *info)
+{
+	sync_core();
+}
+
+/**
+ * arch_uprobe_sync_mm - make every CPU that runs @mm see code written so far
+ * @mm: the mm whose text changed
+ *
+ * A CPU that may have fetched the old bytes serializes before it goes on
+ * in @mm: those running it now by the IPI, the others when they switch to
+ * it.  Must be called with interrupts on.
+ */
+void arch_uprobe_sync_mm(struct mm_struct *mm)
+{
+	on_each_cpu_mask(mm_cpumask(mm), uprobe_sync_core, NULL, true);
+}
+
+/* ---- the ways out of the syscalls (x86-64) ---- */
+
+/*
+ * The return trampoline (ARCH_UPROBES_RETURN_SYSCALL) and the stubs
+ * (ARCH_UPROBES_JUMPS) enter the kernel by a 64-bit syscall, after they
+ * push what it clobbers, and leave it by sysret to a way out of their
+ * own, which pops what sysret cannot restore.  x86-64 selects both.
+ */
+#ifdef CONFIG_X86_64
 /* The words the trampoline and the stubs push, lowest address first. */
 struct uprobe_tramp_frame {
 	unsigned long r11;
 	unsigned long cx;
 	unsigned long ax;
-};
-
-#ifdef CONFIG_X86_64
-#define UPROBE_RED_ZONE		128
-#define UPROBE_STUB_SYSCALL_END	16	/* offset just past the syscall */
-#define UPROBE_STUB_MOV_END	14	/* offset just past the mov to eax */
-#define UPROBE_STUB_WAY_OUT	18	/* offset of the way out */
-#define UPROBE_STUB_STRAIGHT	25	/* offset of the straight way out */
-
-/*
- * The stub, at a stub address: the pushes keep the red zone of a leaf
- * function intact, and sys_uprobe() finds what they saved at the stack
- * pointer, laid out as struct uprobe_tramp_frame.  The kernel comes back
- * with sysret when it can, to one of two ways out.  When the hit left the
- * registers the stub saved and the stack pointer as they were, and the
- * task goes on to the copy or, with no copy, to the next instruction: the
- * straight way out, which pops what the stub saved, moves the stack
- * pointer back above the red zone and runs on into the copy, or into
- * the jump to the next instruction that stands in its place.  The kernel
- * writes nothing on the stack then.  Otherwise: the way out, which pops
- * what the kernel left below the red zone (struct uprobe_exit_frame) and
- * returns to where the task goes on.  Between the syscall and the ways
- * out, a ud2 for a task whose syscall was skipped, as in the trampoline.
- */
-static const u8 uprobe_stub[] = {
-	0x48, 0x8d, 0x64, 0x24, 0x80,	/* lea -0x80(%rsp), %rsp */
-	0x50,				/* push %rax */
-	0x51,				/* push %rcx */
-	0x41, 0x53,			/* push %r11 */
-	0xb8, __NR_uprobe & 0xff,	/* mov $__NR_uprobe, %eax */
-	__NR_uprobe >> 8, 0x00, 0x00,
-	0x0f, 0x05,			/* syscall */
-	0x0f, 0x0b,			/* ud2: not after a syscall */
-	0x41, 0x5b,			/* pop %r11 */
-	0x59,				/* pop %rcx */
-	0x58,				/* pop %rax */
-	0xc2, UPROBE_RED_ZONE, 0x00,	/* ret $UPROBE_RED_ZONE */
-	0x41, 0x5b,			/* straight: pop %r11 */
-	0x59,				/* pop %rcx */
-	0x58,				/* pop %rax */
-	0x48, 0x8d, 0xa4, 0x24,		/* lea UPROBE_RED_ZONE(%rsp), %rsp */
-	UPROBE_RED_ZONE, 0x00, 0x00, 0x00,
 };
 
 /*
@@ -1379,6 +1339,83 @@ fault:
 	user_write_access_end();
 	return false;
 }
+
+/*
+ * Puts back the rax, rcx and r11 that the trampoline or a stub pushed at
+ * the stack pointer before its syscall, and pops them; orig_ax = -1: this
+ * is no syscall to restart.  A stack that cannot be read back gets the
+ * task SIGSEGV.  False then, with @regs unchanged.
+ */
+static bool uprobe_pop_saved(struct pt_regs *regs)
+{
+	struct uprobe_tramp_frame __user *frame = (void __user *)regs->sp;
+	unsigned long r11, cx, ax;
+
+	/* Three loads cost less than a copy of the frame. */
+	if (!user_read_access_begin(frame, sizeof(*frame)))
+		goto fault;
+	unsafe_get_user(r11, &frame->r11, fault_end);
+	unsafe_get_user(cx, &frame->cx, fault_end);
+	unsafe_get_user(ax, &frame->ax, fault_end);
+	user_read_access_end();
+	regs->r11 = r11;
+	regs->cx = cx;
+	regs->ax = ax;
+	regs->sp += sizeof(*frame);
+	regs->orig_ax = -1;
+	return true;
+
+fault_end:
+	user_read_access_end();
+fault:
+	force_sig(SIGSEGV);
+	return false;
+}
+#endif /* CONFIG_X86_64 */
+
+/* ---- the jump to a stub (x86-64) ---- */
+
+#ifdef CONFIG_ARCH_UPROBES_JUMPS
+#define UPROBE_RED_ZONE		128
+#define UPROBE_STUB_SYSCALL_END	16	/* offset just past the syscall */
+#define UPROBE_STUB_MOV_END	14	/* offset just past the mov to eax */
+#define UPROBE_STUB_WAY_OUT	18	/* offset of the way out */
+#define UPROBE_STUB_STRAIGHT	25	/* offset of the straight way out */
+
+/*
+ * The stub, at a stub address: the pushes keep the red zone of a leaf
+ * function intact, and sys_uprobe() finds what they saved at the stack
+ * pointer, laid out as struct uprobe_tramp_frame.  The kernel comes back
+ * with sysret when it can, to one of two ways out.  When the hit left the
+ * registers the stub saved and the stack pointer as they were, and the
+ * task goes on to the copy or, with no copy, to the next instruction: the
+ * straight way out, which pops what the stub saved, moves the stack
+ * pointer back above the red zone and runs on into the copy, or into
+ * the jump to the next instruction that stands in its place.  The kernel
+ * writes nothing on the stack then.  Otherwise: the way out, which pops
+ * what the kernel left below the red zone (struct uprobe_exit_frame) and
+ * returns to where the task goes on.  Between the syscall and the ways
+ * out, a ud2 for a task whose syscall was skipped, as in the trampoline.
+ */
+static const u8 uprobe_stub[] = {
+	0x48, 0x8d, 0x64, 0x24, 0x80,	/* lea -0x80(%rsp), %rsp */
+	0x50,				/* push %rax */
+	0x51,				/* push %rcx */
+	0x41, 0x53,			/* push %r11 */
+	0xb8, __NR_uprobe & 0xff,	/* mov $__NR_uprobe, %eax */
+	__NR_uprobe >> 8, 0x00, 0x00,
+	0x0f, 0x05,			/* syscall */
+	0x0f, 0x0b,			/* ud2: not after a syscall */
+	0x41, 0x5b,			/* pop %r11 */
+	0x59,				/* pop %rcx */
+	0x58,				/* pop %rax */
+	0xc2, UPROBE_RED_ZONE, 0x00,	/* ret $UPROBE_RED_ZONE */
+	0x41, 0x5b,			/* straight: pop %r11 */
+	0x59,				/* pop %rcx */
+	0x58,				/* pop %rax */
+	0x48, 0x8d, 0xa4, 0x24,		/* lea UPROBE_RED_ZONE(%rsp), %rsp */
+	UPROBE_RED_ZONE, 0x00, 0x00, 0x00,
+};
 
 /* How far the stub has moved the stack pointer, at each of its offsets. */
 static const u8 uprobe_stub_sp_moved[UPROBE_STUB_WAY_OUT] = {
@@ -1521,24 +1558,6 @@ unsigned long arch_uprobe_stub_reach(void)
 	return SZ_2G - 2 * PAGE_SIZE;
 }
 
-static void uprobe_sync_core(void *info)
-{
-	sync_core();
-}
-
-/**
- * arch_uprobe_sync_mm - make every CPU that runs @mm see code written so far
- * @mm: the mm whose text changed
- *
- * A CPU that may have fetched the old bytes serializes before it goes on
- * in @mm: those running it now by the IPI, the others when they switch to
- * it.  Must be called with interrupts on.
- */
-void arch_uprobe_sync_mm(struct mm_struct *mm)
-{
-	on_each_cpu_mask(mm_cpumask(mm), uprobe_sync_core, NULL, true);
-}
-
 /**
  * arch_uprobe_stub_unwind - undo what a stub did before its syscall
  * @regs: the task's registers, the ip in a stub
@@ -1615,38 +1634,6 @@ bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
 	return uprobe_exit_through(regs, stub + UPROBE_STUB_WAY_OUT, UPROBE_RED_ZONE);
 }
 
-/*
- * Puts back the rax, rcx and r11 that the trampoline or a stub pushed at
- * the stack pointer before its syscall, and pops them; orig_ax = -1: this
- * is no syscall to restart.  A stack that cannot be read back gets the
- * task SIGSEGV.  False then, with @regs unchanged.
- */
-static bool uprobe_pop_saved(struct pt_regs *regs)
-{
-	struct uprobe_tramp_frame __user *frame = (void __user *)regs->sp;
-	unsigned long r11, cx, ax;
-
-	/* Three loads cost less than a copy of the frame. */
-	if (!user_read_access_begin(frame, sizeof(*frame)))
-		goto fault;
-	unsafe_get_user(r11, &frame->r11, fault_end);
-	unsafe_get_user(cx, &frame->cx, fault_end);
-	unsafe_get_user(ax, &frame->ax, fault_end);
-	user_read_access_end();
-	regs->r11 = r11;
-	regs->cx = cx;
-	regs->ax = ax;
-	regs->sp += sizeof(*frame);
-	regs->orig_ax = -1;
-	return true;
-
-fault_end:
-	user_read_access_end();
-fault:
-	force_sig(SIGSEGV);
-	return false;
-}
-
 /**
  * arch_uprobe_stub_enter - put back what a stub saved before its syscall
  * @regs: the registers at the syscall of a stub
@@ -1669,6 +1656,31 @@ bool arch_uprobe_stub_enter(struct pt_regs *regs, struct arch_uprobe_stub_saved 
 	saved->r11 = regs->r11;
 	saved->sp = regs->sp;
 	return true;
+}
+
+/**
+ * arch_uprobe_step_copy - step the task over the copy its ip is at
+ * @autask: where the state to restore afterwards is kept
+ * @regs: the task's registers
+ *
+ * For a copy that needs no fixup but the ip: the step trap comes after
+ * it, and arch_uprobe_xol_was_trapped() tells whether it trapped instead.
+ */
+void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs)
+{
+	arch_uprobe_watch_traps(autask);
+	uprobe_step_on(autask, regs);
+}
+
+/**
+ * arch_uprobe_step_copy_end - undo arch_uprobe_step_copy()
+ * @autask: the state it saved
+ * @regs: the task's registers
+ */
+void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs)
+{
+	uprobe_step_off(autask, regs, false);
+	arch_uprobe_unwatch_traps(autask);
 }
 
 /*
@@ -1704,63 +1716,7 @@ bool uprobe_syscall_entry(struct pt_regs *regs)
 	return user_64bit_mode(regs) &&
 	       uprobe_stub_hit(regs, regs->ip - UPROBE_STUB_SYSCALL_END);
 }
-#else
-bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
-{
-	return false;
-}
-
-size_t arch_uprobe_stub_code(struct arch_uprobe *aup, unsigned long vaddr,
-			     unsigned long stub, u8 *code, size_t *copy_len)
-{
-	*copy_len = 0;
-	return 0;
-}
-
-void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code)
-{
-}
-
-unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr)
-{
-	return 0;
-}
-
-unsigned long arch_uprobe_stub_reach(void)
-{
-	return 0;
-}
-
-void arch_uprobe_sync_mm(struct mm_struct *mm)
-{
-}
-
-bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
-{
-	return false;
-}
-
-bool arch_uprobe_stub_enter(struct pt_regs *regs, struct arch_uprobe_stub_saved *saved)
-{
-	return false;
-}
-
-bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned long straight)
-{
-	return false;
-}
-
-bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
-			   const struct arch_uprobe_stub_saved *saved, unsigned long straight)
-{
-	return false;
-}
-
-bool uprobe_syscall_entry(struct pt_regs *regs)
-{
-	return false;
-}
-#endif /* CONFIG_X86_64 */
+#endif /* CONFIG_ARCH_UPROBES_JUMPS */
 
 /* ---- return probes ---- */
 
@@ -1790,7 +1746,7 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 	return -1UL;
 }
 
-#ifdef CONFIG_X86_64
+#ifdef CONFIG_ARCH_UPROBES_RETURN_SYSCALL
 /*
  * The trampoline, at the start of the XOL area.  A hijacked function
  * returns here; the syscall instruction clobbers rcx and r11 and the
@@ -1924,31 +1880,7 @@ bool uprobe_own_syscall(struct pt_regs *regs)
 	return user_64bit_mode(regs) && syscall_get_nr(current, regs) == __NR_uretprobe &&
 	       at_trampoline_syscall(regs);
 }
-#else
-/* 32-bit kernels probe nothing (see arch_uprobe_analyze_compat()). */
-static const u8 uprobe_trampoline[] = { 0x0f, 0x0b };	/* ud2 */
-
-static const u8 *uprobe_trampoline_of(bool ia32, unsigned long *psize)
-{
-	*psize = sizeof(uprobe_trampoline);
-	return uprobe_trampoline;
-}
-
-void *arch_uprobe_trampoline(unsigned long *psize)
-{
-	return (void *)uprobe_trampoline_of(false, psize);
-}
-
-bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp)
-{
-	return false;
-}
-
-bool uprobe_own_syscall(struct pt_regs *regs)
-{
-	return false;
-}
-#endif /* CONFIG_X86_64 */
+#endif /* CONFIG_ARCH_UPROBES_RETURN_SYSCALL */
 
 /**
  * arch_uprobe_is_compat - does @mm run 32-bit code?
@@ -2001,6 +1933,21 @@ unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len)
 /* ---- traps ---- */
 
 /*
+ * A single-step trap from user mode: the end of a step of ours, or, with
+ * jumps to stubs, a task that a debugger steps at the entry of a stub.
+ */
+static bool uprobe_step_trap(struct pt_regs *regs)
+{
+	if (uprobe_post_sstep_notifier(regs))
+		return true;
+#ifdef CONFIG_ARCH_UPROBES_JUMPS
+	return uprobe_stub_step_trap(regs);
+#else
+	return false;
+#endif
+}
+
+/*
  * int3 from user mode: regs->ip is past the int3 (breakpoint + 1).
  * #DB from user mode: only a single-step trap (DR_STEP in the dr6 that
  * args->err points to) can end a step, or find a task that a debugger
@@ -2023,8 +1970,7 @@ int arch_uprobe_exception_notify(struct notifier_block *nb, unsigned long val,
 		break;
 	case DIE_DEBUG:
 		dr6 = (unsigned long *)args->err;
-		if ((*dr6 & DR_STEP) && (uprobe_post_sstep_notifier(regs) ||
-					 uprobe_stub_step_trap(regs))) {
+		if ((*dr6 & DR_STEP) && uprobe_step_trap(regs)) {
 			*dr6 &= ~DR_STEP;
 			return NOTIFY_STOP;
 		}
