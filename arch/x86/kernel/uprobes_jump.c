@@ -135,8 +135,8 @@ static const u8 uprobe_stub_sp_moved[UPROBE_STUB_WAY_OUT] = {
  * other instruction starts under it), the task a 64-bit one that
  * no debugger steps (the step trap would come in the stub), with no
  * shadow stack (a call emulated by the kernel would not update it).
- * Syscall user dispatch lets the stub's syscall through
- * (uprobe_own_syscall()).
+ * Syscall user dispatch never sees the stub's syscall: it is taken before
+ * the syscall-entry work (uprobe_syscall_entry()).
  *
  * Return: true if it may.
  */
