@@ -8,9 +8,12 @@
 # uprobes files again at W=1.  Prints one line per architecture; fails if
 # any failed.  csky has no compiler in Debian and is not built.  x86_64 is
 # not in the default list (make check builds it in full) but can be named,
-# as make series STEPS=1 does.  Where the base itself does not build for an
-# architecture, dev/base-fixes/ARCH.patch says why, and that architecture
-# builds from a copy of SRC with it applied.
+# as make series STEPS=1 does; so can i386, the 32-bit x86 kernel, which
+# has fewer of the optional groups of hooks of uprobes than x86-64, and
+# whose W=1 pass takes in arch/x86/kernel/uprobes.o too.  Where the base
+# itself does not build for an architecture, dev/base-fixes/ARCH.patch
+# says why, and that architecture builds from a copy of SRC with it
+# applied.
 set -euo pipefail
 
 src=$(readlink -f "${1:?usage: cross.sh SRC OUT FRAGMENT [ARCH...]}")
@@ -23,12 +26,22 @@ jobs=$(nproc)
 top=$(cd "$(dirname "$0")/.." && pwd)
 uprobes_objs=(kernel/events/uprobes/ kernel/trace/trace_uprobe.o)
 
+# What else of ours architecture $1 builds again at W=1.  Not for x86_64:
+# make series STEPS=1 builds it from the steps before the base's x86 file
+# is replaced too.
+arch_objs() {
+	case $1 in
+	i386) echo arch/x86/kernel/uprobes.o ;;
+	esac
+}
+
 # The make variables and the extra options of architecture $1.
 arch_make() {
 	case $1 in
 	arm) echo "ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf-" ;;
 	arm64) echo "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-" ;;
 	x86_64) echo "ARCH=x86_64" ;;
+	i386) echo "ARCH=i386" ;;
 	loongarch) echo "ARCH=loongarch LLVM=-19" ;;
 	mips) echo "ARCH=mips CROSS_COMPILE=mips64el-linux-gnuabi64-" ;;
 	powerpc) echo "ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu-" ;;
@@ -70,8 +83,9 @@ build_one() {
 	local arch=$1 build=$out/$1 log=$out/$1.log
 	local tree
 	tree=$(src_of "$arch")
-	local -a mk
+	local -a mk objs
 	read -r -a mk <<<"$(arch_make "$arch")"
+	read -r -a objs <<<"$(arch_objs "$arch")"
 	mkdir -p "$build"
 	arch_options "$arch" >"$build/arch.config"
 	local cc
@@ -85,7 +99,7 @@ build_one() {
 		grep -qx CONFIG_UPROBE_EVENTS=y "$build/.config" &&
 		make -C "$tree" O="$build" "${mk[@]}" CC="$cc" -j"$jobs" vmlinux &&
 		make -C "$tree" O="$build" "${mk[@]}" CC="$cc" -j"$jobs" W=1 \
-			"${uprobes_objs[@]}" 2>"$build/w1.log"
+			"${uprobes_objs[@]}" "${objs[@]}" 2>"$build/w1.log"
 	} >"$log" 2>&1
 }
 

@@ -8,7 +8,7 @@
 #   arm64      build, root and boot the arm64 guest (ARCH=arm64)
 #   cross      make cross: the compilers of every other architecture;
 #   cross-ARCH only ARCH's (arm arm64 loongarch mips powerpc riscv s390
-#              sparc64; x86_64 needs none)
+#              sparc64; x86_64 and i386 need none)
 #   bench      make bench, beyond base
 #   series     make series, beyond base
 #   all        every group
@@ -78,7 +78,7 @@ group_packages() {
 	cross-s390) p=(gcc-s390x-linux-gnu) ;;
 	# sparc64 builds from a copy of the tree (rsync) with a fix
 	cross-sparc64) p=(gcc-sparc64-linux-gnu rsync) ;;
-	cross-x86_64) return ;;
+	cross-x86_64 | cross-i386) return ;;
 	# the table (dev/bench-table.py)
 	bench) p=(python3) ;;
 	# format-patch, and checkpatch's SPDX and spelling checks (python3);

@@ -19,7 +19,7 @@ if ! grep -qx 'CONFIG_UPROBES_KUNIT_TEST=y' "$build/.config"; then
 	echo -
 	exit 0
 fi
-mapfile -t sources < <(ls "$src"/arch/x86/kernel/uprobes_kunit.c \
+mapfile -t sources < <(ls "$src"/arch/x86/kernel/uprobes*kunit*.c \
 	"$src"/kernel/events/uprobes/*kunit*.c 2>/dev/null || true)
 plan=
 if [ ${#sources[@]} -gt 0 ]; then

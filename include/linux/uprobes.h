@@ -345,8 +345,9 @@ int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
  * through uprobe_write_opcode(); this core writes UPROBE_SWBP_INSN, and
  * tells a breakpoint by is_swbp_insn().
  *
- * Optional groups, which an architecture selects in Kconfig (x86 selects
- * all four), each described where it is declared below:
+ * Optional groups, which an architecture selects in Kconfig (x86-64
+ * selects all four, 32-bit x86 the first two), each described where it is
+ * declared below:
  *   ARCH_UPROBES_COMPAT	tasks that run code of another mode (32-bit)
  *   ARCH_UPROBES_DIRECT	a copy run out of line without a step
  *   ARCH_UPROBES_JUMPS		jumps to stubs in place of breakpoints

@@ -6,7 +6,7 @@
  * A probe replaces the first byte of a user instruction with int3.  When
  * a task hits it, the core runs the consumers' handlers and then has the
  * instruction carried out in one of three ways, decided once per probe by
- * arch_uprobe_analyze_insn():
+ * arch_uprobe_analyze_compat():
  *
  *  - emulated: the effect of the instruction is computed here, on pt_regs
  *    and on the user stack (nops, push of a register, relative jmp, jcc,
@@ -17,21 +17,6 @@
  *    moving the ip back runs from the task's own XOL slot, followed by a
  *    jump back to the next instruction (arch_uprobe_xol_direct()).  No
  *    trap after the breakpoint either.
- *
- *  - jumped to (x86-64): once hit, an instruction of 5 bytes or more that
- *    is emulated or runs out of line without a step gets, in that
- *    process, a jmp rel32 in place of its first 5 bytes, to a stub of its
- *    own near it.  The stub moves the stack pointer below the red zone,
- *    saves the registers a syscall clobbers and enters the kernel by the
- *    uprobe syscall (336), which rebuilds the registers as they were at
- *    the probed instruction; the core then goes on as after the
- *    breakpoint, and sends an instruction it does not emulate to the
- *    stub's copy of it, followed by a jump back (a RIP-relative operand's
- *    displacement recomputed for the copy's place).  The kernel returns
- *    with sysret to the stub's way out, which pops what sysret cannot
- *    restore and returns to where the task goes on.  A syscall and sysret
- *    cost far less than the int3 trap and its iret.
- *    (arch_uprobe_can_jump() and what follows it.)
  *
  *  - stepped out of line (XOL): a copy of the instruction is executed with
  *    TF set from a slot of the per-mm XOL area, and the step trap (#DB)
@@ -52,6 +37,12 @@
  * cannot update) and let the hardware raise the fault from the slot, from
  * where the core maps it back to the probed address.
  *
+ * Once hit, in a 64-bit task, an instruction of 5 bytes or more that is
+ * emulated or runs out of line without a step may get a jump to a stub of
+ * its own in place of the breakpoint: the task then enters the kernel by
+ * a syscall from the stub rather than by the trap, and the instruction is
+ * carried out as above, or by a copy in the stub (uprobes_jump.c).
+ *
  * Instructions whose behaviour depends on where or how they run in ways
  * the fixups cannot mend are refused with -EOPNOTSUPP: traps and
  * interrupts (int3, int n, int1), system and privileged instructions,
@@ -61,10 +52,10 @@
  * branches.
  *
  * 32-bit (ia32) tasks are probed as well.  A probe is analysed for the
- * mode its code runs in, which the core tells arch_uprobe_analyze_insn()
- * (from the file's ELF header, or the mm's mode), and @ia32 then picks
- * the 32-bit rules wherever they differ: the 32-bit decoder (0x40-0x4f
- * are inc and dec, not REX), the opcodes only 32-bit
+ * mode its code runs in, which the core tells arch_uprobe_analyze_compat()
+ * (from the file's ELF header, or the mm's mode), and arch_uprobe.ia32
+ * then picks the 32-bit rules wherever they differ: the 32-bit decoder
+ * (0x40-0x4f are inc and dec, not REX), the opcodes only 32-bit
  * code has (pop %ss hides the step trap as mov to %ss does; far call and
  * jmp, into), 4-byte words on the stack for push, call, ret and return
  * probes, branch targets and the instruction pointer kept to 32 bits,
@@ -106,6 +97,8 @@
 #include <asm/syscall.h>
 #include <asm/text-patching.h>
 #include <asm/unistd.h>
+
+#include "uprobes_internal.h"
 
 /* thread.trap_nr while a step is under way: no trap number is this big. */
 #define UPROBE_TRAP_NR		UINT_MAX
@@ -907,13 +900,6 @@ bool arch_uprobe_skip_sstep(struct arch_uprobe *aup, struct pt_regs *regs)
  */
 #define UPROBE_JMP_BACK_LEN	14
 
-/* A jmp rel32 at @code, placed at @from, to @to. */
-static void uprobe_put_jump(u8 *code, unsigned long from, unsigned long to)
-{
-	code[0] = JMP32_INSN_OPCODE;
-	put_unaligned((s32)(to - (from + JMP32_INSN_SIZE)), (s32 *)&code[1]);
-}
-
 /**
  * arch_uprobe_runs_direct - can the instruction run out of line without
  *	a single-step trap?
@@ -971,7 +957,7 @@ size_t arch_uprobe_xol_direct(struct arch_uprobe *aup, struct pt_regs *regs,
 }
 
 /* TF on for a step of one instruction, block stepping off. */
-static void uprobe_step_on(struct arch_uprobe_task *autask, struct pt_regs *regs)
+void uprobe_step_on(struct arch_uprobe_task *autask, struct pt_regs *regs)
 {
 	autask->saved_blockstep = test_thread_flag(TIF_BLOCKSTEP);
 	if (autask->saved_blockstep)
@@ -981,8 +967,7 @@ static void uprobe_step_on(struct arch_uprobe_task *autask, struct pt_regs *regs
 }
 
 /* Undoes uprobe_step_on(); TF stays if @keep_tf or the task had it. */
-static void uprobe_step_off(struct arch_uprobe_task *autask, struct pt_regs *regs,
-			    bool keep_tf)
+void uprobe_step_off(struct arch_uprobe_task *autask, struct pt_regs *regs, bool keep_tf)
 {
 	if (!keep_tf && !autask->saved_tf)
 		regs->flags &= ~X86_EFLAGS_TF;
@@ -1024,7 +1009,7 @@ int arch_uprobe_pre_xol(struct arch_uprobe *aup, struct pt_regs *regs)
 	return 0;
 }
 
-/* Undo what pre_xol did to the task, except the instruction pointer. */
+/* Undo uprobe_xol_prepare(), but for the instruction pointer. */
 static void uprobe_restore_task(struct arch_uprobe *aup,
 				struct arch_uprobe_task *autask,
 				struct pt_regs *regs, bool keep_tf)
@@ -1033,31 +1018,6 @@ static void uprobe_restore_task(struct arch_uprobe *aup,
 	if (aup->fixups & UPROBE_FIX_RIP_SCRATCH)
 		*uprobe_reg(regs, aup->scratch_reg) = autask->saved_scratch;
 	uprobe_step_off(autask, regs, keep_tf);
-}
-
-/**
- * arch_uprobe_step_copy - step the task over the copy its ip is at
- * @autask: where the state to restore afterwards is kept
- * @regs: the task's registers
- *
- * For a copy that needs no fixup but the ip: the step trap comes after
- * it, and arch_uprobe_xol_was_trapped() tells whether it trapped instead.
- */
-void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs)
-{
-	arch_uprobe_watch_traps(autask);
-	uprobe_step_on(autask, regs);
-}
-
-/**
- * arch_uprobe_step_copy_end - undo arch_uprobe_step_copy()
- * @autask: the state it saved
- * @regs: the task's registers
- */
-void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs)
-{
-	uprobe_step_off(autask, regs, false);
-	arch_uprobe_unwatch_traps(autask);
 }
 
 /* The call pushed the slot's address: make it return after the original. */
@@ -1211,57 +1171,35 @@ void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
 		current->thread.trap_nr = autask->saved_trap_nr;
 }
 
-/* ---- the jump to a stub (x86-64) ---- */
+/* ---- text ---- */
 
-/* The words the trampoline and the stubs push, lowest address first. */
-struct uprobe_tramp_frame {
-	unsigned long r11;
-	unsigned long cx;
-	unsigned long ax;
-};
+static void uprobe_sync_core(void *info)
+{
+	sync_core();
+}
 
-#ifdef CONFIG_X86_64
-#define UPROBE_RED_ZONE		128
-#define UPROBE_STUB_SYSCALL_END	16	/* offset just past the syscall */
-#define UPROBE_STUB_MOV_END	14	/* offset just past the mov to eax */
-#define UPROBE_STUB_WAY_OUT	18	/* offset of the way out */
-#define UPROBE_STUB_STRAIGHT	25	/* offset of the straight way out */
+/**
+ * arch_uprobe_sync_mm - make every CPU that runs @mm see code written so far
+ * @mm: the mm whose text changed
+ *
+ * A CPU that may have fetched the old bytes serializes before it goes on
+ * in @mm: those running it now by the IPI, the others when they switch to
+ * it.  Must be called with interrupts on.
+ */
+void arch_uprobe_sync_mm(struct mm_struct *mm)
+{
+	on_each_cpu_mask(mm_cpumask(mm), uprobe_sync_core, NULL, true);
+}
+
+/* ---- the ways out of the syscalls (x86-64) ---- */
 
 /*
- * The stub, at a stub address: the pushes keep the red zone of a leaf
- * function intact, and sys_uprobe() finds what they saved at the stack
- * pointer, laid out as struct uprobe_tramp_frame.  The kernel comes back
- * with sysret when it can, to one of two ways out.  When the hit left the
- * registers the stub saved and the stack pointer as they were, and the
- * task goes on to the copy or, with no copy, to the next instruction: the
- * straight way out, which pops what the stub saved, moves the stack
- * pointer back above the red zone and runs on into the copy, or into
- * the jump to the next instruction that stands in its place.  The kernel
- * writes nothing on the stack then.  Otherwise: the way out, which pops
- * what the kernel left below the red zone (struct uprobe_exit_frame) and
- * returns to where the task goes on.  Between the syscall and the ways
- * out, a ud2 for a task whose syscall was skipped, as in the trampoline.
+ * The return trampoline (ARCH_UPROBES_RETURN_SYSCALL) and the stubs
+ * (ARCH_UPROBES_JUMPS) enter the kernel by a 64-bit syscall, after they
+ * push what it clobbers, and leave it by sysret to a way out of their
+ * own, which pops what sysret cannot restore.  x86-64 selects both.
  */
-static const u8 uprobe_stub[] = {
-	0x48, 0x8d, 0x64, 0x24, 0x80,	/* lea -0x80(%rsp), %rsp */
-	0x50,				/* push %rax */
-	0x51,				/* push %rcx */
-	0x41, 0x53,			/* push %r11 */
-	0xb8, __NR_uprobe & 0xff,	/* mov $__NR_uprobe, %eax */
-	__NR_uprobe >> 8, 0x00, 0x00,
-	0x0f, 0x05,			/* syscall */
-	0x0f, 0x0b,			/* ud2: not after a syscall */
-	0x41, 0x5b,			/* pop %r11 */
-	0x59,				/* pop %rcx */
-	0x58,				/* pop %rax */
-	0xc2, UPROBE_RED_ZONE, 0x00,	/* ret $UPROBE_RED_ZONE */
-	0x41, 0x5b,			/* straight: pop %r11 */
-	0x59,				/* pop %rcx */
-	0x58,				/* pop %rax */
-	0x48, 0x8d, 0xa4, 0x24,		/* lea UPROBE_RED_ZONE(%rsp), %rsp */
-	UPROBE_RED_ZONE, 0x00, 0x00, 0x00,
-};
-
+#ifdef CONFIG_X86_64
 /*
  * What a way out (of a stub, or of the trampoline) pops, lowest address
  * first: pop %r11, pop %rcx, pop %rax, then a ret, which may skip the red
@@ -1299,8 +1237,8 @@ static int uprobe_exit_popped(unsigned long offset)
  * False if @offset is not in the way out, or what is left of the frame
  * could not be read: @regs are then unchanged.
  */
-static bool uprobe_finish_exit(struct pt_regs *regs, unsigned long offset, unsigned long skip,
-			       unsigned long to)
+bool uprobe_finish_exit(struct pt_regs *regs, unsigned long offset, unsigned long skip,
+			unsigned long to)
 {
 	struct uprobe_exit_frame frame = { .ip = to };
 	unsigned long *word = (unsigned long *)&frame;
@@ -1333,20 +1271,11 @@ static bool uprobe_finish_exit(struct pt_regs *regs, unsigned long offset, unsig
  * flags sysret cannot restore, or with a shadow stack (the ret of a way
  * out would pop it).
  */
-static bool uprobe_may_sysret(struct pt_regs *regs)
+bool uprobe_may_sysret(struct pt_regs *regs)
 {
 	return !(regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_RF)) && user_64bit_mode(regs) &&
 	       regs->ip < TASK_SIZE_MAX && !shstk_is_enabled() &&
 	       !(current_thread_info()->syscall_work & SYSCALL_WORK_EXIT);
-}
-
-/* Has the task leave with sysret to @way_out, with its stack pointer at @sp. */
-static void uprobe_sysret_to(struct pt_regs *regs, unsigned long way_out, unsigned long sp)
-{
-	regs->sp = sp;
-	regs->ip = way_out;
-	regs->cx = way_out;
-	regs->r11 = regs->flags;
 }
 
 /*
@@ -1356,8 +1285,7 @@ static void uprobe_sysret_to(struct pt_regs *regs, unsigned long way_out, unsign
  *
  * Return: true if @regs now lead through the way out.
  */
-static bool uprobe_exit_through(struct pt_regs *regs, unsigned long way_out,
-				unsigned long skip)
+bool uprobe_exit_through(struct pt_regs *regs, unsigned long way_out, unsigned long skip)
 {
 	struct uprobe_exit_frame __user *frame;
 	unsigned long sp = regs->sp - skip - sizeof(*frame);
@@ -1380,248 +1308,13 @@ fault:
 	return false;
 }
 
-/* How far the stub has moved the stack pointer, at each of its offsets. */
-static const u8 uprobe_stub_sp_moved[UPROBE_STUB_WAY_OUT] = {
-	[5] = UPROBE_RED_ZONE, [6] = UPROBE_RED_ZONE + 8,
-	[7 ... 8] = UPROBE_RED_ZONE + 16,
-	[9 ... UPROBE_STUB_WAY_OUT - 1] = UPROBE_RED_ZONE + 24,
-};
-
-/**
- * arch_uprobe_can_jump - may the probe get a jump to a stub now?
- * @aup: the probed instruction
- * @regs: the registers of the task that hit it
- *
- * The instruction must be emulated or run out of line without a step
- * (RIP-relative or not), and at least as long as the jump (so that no
- * other instruction starts under it), the task a 64-bit one that
- * no debugger steps (the step trap would come in the stub), with no
- * shadow stack (a call emulated by the kernel would not update it).
- * Syscall user dispatch lets the stub's syscall through
- * (uprobe_own_syscall()).
- *
- * Return: true if it may.
- */
-bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
-{
-	if (aup->len < UPROBE_JUMP_BYTES || !user_64bit_mode(regs) ||
-	    (regs->flags & X86_EFLAGS_TF) || shstk_is_enabled())
-		return false;
-	switch (aup->kind) {
-	case UPROBE_KIND_NOP:
-	case UPROBE_KIND_JMP:
-	case UPROBE_KIND_CALL:
-	case UPROBE_KIND_JCC:
-	case UPROBE_KIND_LOAD:
-		return true;
-	case UPROBE_KIND_STEP:
-		return aup->fixups == UPROBE_FIX_IP ||
-		       aup->fixups == (UPROBE_FIX_IP | UPROBE_FIX_RIP_SCRATCH);
-	}
-	return false;
-}
-
-/*
- * The copy of a RIP-relative instruction at @copy, to run at @at instead
- * of @vaddr: its displacement is made to reach the same operand.  False
- * when the operand is out of a rel32's reach from @at.
- */
-static bool uprobe_move_riprel(struct arch_uprobe *aup, u8 *copy,
-			       unsigned long vaddr, unsigned long at)
-{
-	struct insn insn;
-	long disp;
-
-	if (insn_decode(&insn, aup->insn, aup->len, INSN_MODE_64) ||
-	    insn.displacement.nbytes != 4)
-		return false;
-	disp = vaddr + (long)insn.displacement.value - (long)at;
-	if (disp != (s32)disp)
-		return false;
-	put_unaligned((s32)disp, (s32 *)&copy[insn_offset_displacement(&insn)]);
-	return true;
-}
-
-/**
- * arch_uprobe_stub_code - the code of a stub
- * @aup: the probed instruction
- * @vaddr: the probed address
- * @stub: the stub's address, within reach of a rel32 from @vaddr
- * @code: UPROBE_STUB_BYTES bytes to fill
- * @copy_len: set to the length of the copied instruction, or 0 when the
- *	stub has no copy (the instruction is emulated)
- *
- * Every stub enters the kernel the same way: the kernel knows a stub's
- * probed address from the stub's address.  An instruction that is not
- * emulated follows at UPROBE_STUB_COPY, where the straight way out leads,
- * then a jump to the next original instruction; with no copy, the jump is
- * at UPROBE_STUB_COPY.
- *
- * Return: the length of the code, or 0 when a RIP-relative operand is out
- * of reach from the copy.
- */
-size_t arch_uprobe_stub_code(struct arch_uprobe *aup, unsigned long vaddr,
-			     unsigned long stub, u8 *code, size_t *copy_len)
-{
-	unsigned long at = stub + UPROBE_STUB_COPY;
-	u8 *copy = code + UPROBE_STUB_COPY;
-
-	BUILD_BUG_ON(__NR_uprobe > 0xffff);
-	/* The straight way out runs on into the copy. */
-	BUILD_BUG_ON(sizeof(uprobe_stub) != UPROBE_STUB_COPY);
-	BUILD_BUG_ON(UPROBE_STUB_COPY + MAX_UINSN_BYTES + UPROBE_JUMP_BYTES > UPROBE_STUB_BYTES);
-	memset(code, INT3_INSN_OPCODE, UPROBE_STUB_BYTES);
-	memcpy(code, uprobe_stub, sizeof(uprobe_stub));
-	*copy_len = 0;
-	if (aup->kind != UPROBE_KIND_STEP) {
-		uprobe_put_jump(copy, at, vaddr + aup->len);
-		return UPROBE_STUB_COPY + UPROBE_JUMP_BYTES;
-	}
-	memcpy(copy, aup->insn, aup->len);
-	if ((aup->fixups & UPROBE_FIX_RIP_SCRATCH) && !uprobe_move_riprel(aup, copy, vaddr, at))
-		return 0;
-	uprobe_put_jump(copy + aup->len, at + aup->len, vaddr + aup->len);
-	*copy_len = aup->len;
-	return UPROBE_STUB_COPY + aup->len + UPROBE_JUMP_BYTES;
-}
-
-/**
- * arch_uprobe_jump - the jump from a probed address to its stub
- * @vaddr: the probed address
- * @stub: the stub's address, within reach of a rel32 from @vaddr
- * @code: UPROBE_JUMP_BYTES bytes to fill
- */
-void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code)
-{
-	uprobe_put_jump(code, vaddr, stub);
-}
-
-/**
- * arch_uprobe_jump_target - where a jump written by arch_uprobe_jump() goes
- * @code: UPROBE_JUMP_BYTES bytes read at @vaddr
- * @vaddr: where they were read
- *
- * Return: the target if @code is a jmp rel32, else 0.
- */
-unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr)
-{
-	if (code[0] != JMP32_INSN_OPCODE)
-		return 0;
-	return vaddr + UPROBE_JUMP_BYTES + get_unaligned((s32 *)&code[1]);
-}
-
-/**
- * arch_uprobe_stub_reach - how far a stub may be from its probed address
- *
- * Return: the largest distance, in either direction, that a jmp rel32
- * spans from any byte of a page to any byte of another page.
- */
-unsigned long arch_uprobe_stub_reach(void)
-{
-	return SZ_2G - 2 * PAGE_SIZE;
-}
-
-static void uprobe_sync_core(void *info)
-{
-	sync_core();
-}
-
-/**
- * arch_uprobe_sync_mm - make every CPU that runs @mm see code written so far
- * @mm: the mm whose text changed
- *
- * A CPU that may have fetched the old bytes serializes before it goes on
- * in @mm: those running it now by the IPI, the others when they switch to
- * it.  Must be called with interrupts on.
- */
-void arch_uprobe_sync_mm(struct mm_struct *mm)
-{
-	on_each_cpu_mask(mm_cpumask(mm), uprobe_sync_core, NULL, true);
-}
-
-/**
- * arch_uprobe_stub_unwind - undo what a stub did before its syscall
- * @regs: the task's registers, the ip in a stub
- * @offset: the ip's offset in the stub
- *
- * A signal that finds a task in a stub before its syscall, or at the ud2
- * after a syscall that was skipped, is delivered as if at the probed
- * instruction: the stack pointer and rax go back to what they were there
- * (the rest the stub did not change).  The caller sets the ip.
- *
- * Return: false if the ip is on the way out, or the stub's saved rax could
- * not be read back: @regs are then unchanged.
- */
-bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
-{
-	struct uprobe_tramp_frame __user *frame = (void __user *)regs->sp;
-
-	if (offset >= UPROBE_STUB_WAY_OUT)
-		return false;
-	if (offset >= UPROBE_STUB_MOV_END && get_user(regs->ax, &frame->ax))
-		return false;
-	regs->sp += uprobe_stub_sp_moved[offset];
-	return true;
-}
-
-/**
- * arch_uprobe_stub_leave - take a task through the rest of a stub's way out
- * @regs: the task's registers, the ip in a stub
- * @offset: the ip's offset in the stub
- * @straight: where the stub's straight way out leads
- *
- * For a signal that finds a task on one of the ways out of a stub: the
- * registers and the ip become what the rest of the way out would make
- * them, as if it had run.
- *
- * Return: false if @offset is not on a way out, or what is left of the
- * frame could not be read: @regs are then unchanged.
- */
-bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned long straight)
-{
-	if (offset >= UPROBE_STUB_STRAIGHT)
-		return offset < UPROBE_STUB_COPY &&
-		       uprobe_finish_exit(regs, offset - UPROBE_STUB_STRAIGHT, UPROBE_RED_ZONE,
-					  straight);
-	if (offset < UPROBE_STUB_WAY_OUT)
-		return false;
-	return uprobe_finish_exit(regs, offset - UPROBE_STUB_WAY_OUT, UPROBE_RED_ZONE, 0);
-}
-
-/**
- * arch_uprobe_stub_exit - leave the kernel through one of a stub's ways out
- * @regs: the registers the task goes on with
- * @stub: the stub the task came through
- * @saved: what arch_uprobe_stub_enter() found the stub had saved
- * @straight: where the stub's straight way out leads
- *
- * A task that goes on to @straight with what the stub saved and its stack
- * pointer unchanged takes the straight way out, which pops what the stub
- * saved, still on the stack: nothing is written there.  Another takes the
- * way out, which pops what sysret cannot restore from below the red zone
- * (uprobe_exit_through()).
- *
- * Return: true if @regs now lead through a way out.
- */
-bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
-			   const struct arch_uprobe_stub_saved *saved, unsigned long straight)
-{
-	if (regs->ip == straight && regs->sp == saved->sp && regs->ax == saved->ax &&
-	    regs->cx == saved->cx && regs->r11 == saved->r11 && uprobe_may_sysret(regs)) {
-		uprobe_sysret_to(regs, stub + UPROBE_STUB_STRAIGHT,
-				 regs->sp - UPROBE_RED_ZONE - sizeof(struct uprobe_tramp_frame));
-		return true;
-	}
-	return uprobe_exit_through(regs, stub + UPROBE_STUB_WAY_OUT, UPROBE_RED_ZONE);
-}
-
 /*
  * Puts back the rax, rcx and r11 that the trampoline or a stub pushed at
  * the stack pointer before its syscall, and pops them; orig_ax = -1: this
  * is no syscall to restart.  A stack that cannot be read back gets the
  * task SIGSEGV.  False then, with @regs unchanged.
  */
-static bool uprobe_pop_saved(struct pt_regs *regs)
+bool uprobe_pop_saved(struct pt_regs *regs)
 {
 	struct uprobe_tramp_frame __user *frame = (void __user *)regs->sp;
 	unsigned long r11, cx, ax;
@@ -1644,120 +1337,6 @@ fault_end:
 	user_read_access_end();
 fault:
 	force_sig(SIGSEGV);
-	return false;
-}
-
-/**
- * arch_uprobe_stub_enter - put back what a stub saved before its syscall
- * @regs: the registers at the syscall of a stub
- * @saved: set to what the stub saved, and the stack pointer before it
- *
- * The registers become what they were at the probed instruction, but for
- * the ip, which the core sets: what the stub saved is popped
- * (uprobe_pop_saved()), then the stack pointer goes back above the red
- * zone.
- *
- * Return: false if the stack could not be read (the task gets SIGSEGV).
- */
-bool arch_uprobe_stub_enter(struct pt_regs *regs, struct arch_uprobe_stub_saved *saved)
-{
-	if (!uprobe_pop_saved(regs))
-		return false;
-	regs->sp += UPROBE_RED_ZONE;
-	saved->ax = regs->ax;
-	saved->cx = regs->cx;
-	saved->r11 = regs->r11;
-	saved->sp = regs->sp;
-	return true;
-}
-
-/*
- * Entered from a stub only: the core puts the registers back and handles
- * the hit.  The return value is what rax holds on the way out: the kernel
- * leaves with sysret through the stub's way out (arch_uprobe_stub_exit()),
- * else with iret.  Called any other way, it changes nothing and fails with
- * ENXIO.
- */
-SYSCALL_DEFINE0(uprobe)
-{
-	struct pt_regs *regs = current_pt_regs();
-
-	if (!uprobe_stub_hit(regs, regs->ip - UPROBE_STUB_SYSCALL_END))
-		return -ENXIO;
-	return regs->ax;
-}
-
-/**
- * uprobe_syscall_entry - the uprobe syscall, before the syscall-entry work
- * @regs: the registers at the entry of syscall __NR_uprobe
- *
- * do_syscall_64() asks here first, with interrupts on: a syscall a stub of
- * the mm made is its hit, handled at once; the task then leaves without
- * the syscall-exit work, so that no tracer, seccomp filter, audit rule or
- * syscall tracepoint sees it.  Any other is left to the syscall's own
- * entry, where sys_uprobe() refuses it.
- *
- * Return: true if the syscall was a stub's, and is done.
- */
-bool uprobe_syscall_entry(struct pt_regs *regs)
-{
-	return user_64bit_mode(regs) &&
-	       uprobe_stub_hit(regs, regs->ip - UPROBE_STUB_SYSCALL_END);
-}
-#else
-bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
-{
-	return false;
-}
-
-size_t arch_uprobe_stub_code(struct arch_uprobe *aup, unsigned long vaddr,
-			     unsigned long stub, u8 *code, size_t *copy_len)
-{
-	*copy_len = 0;
-	return 0;
-}
-
-void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code)
-{
-}
-
-unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr)
-{
-	return 0;
-}
-
-unsigned long arch_uprobe_stub_reach(void)
-{
-	return 0;
-}
-
-void arch_uprobe_sync_mm(struct mm_struct *mm)
-{
-}
-
-bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset)
-{
-	return false;
-}
-
-bool arch_uprobe_stub_enter(struct pt_regs *regs, struct arch_uprobe_stub_saved *saved)
-{
-	return false;
-}
-
-bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned long straight)
-{
-	return false;
-}
-
-bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
-			   const struct arch_uprobe_stub_saved *saved, unsigned long straight)
-{
-	return false;
-}
-
-bool uprobe_syscall_entry(struct pt_regs *regs)
-{
 	return false;
 }
 #endif /* CONFIG_X86_64 */
@@ -1790,7 +1369,7 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 	return -1UL;
 }
 
-#ifdef CONFIG_X86_64
+#ifdef CONFIG_ARCH_UPROBES_RETURN_SYSCALL
 /*
  * The trampoline, at the start of the XOL area.  A hijacked function
  * returns here; the syscall instruction clobbers rcx and r11 and the
@@ -1924,31 +1503,7 @@ bool uprobe_own_syscall(struct pt_regs *regs)
 	return user_64bit_mode(regs) && syscall_get_nr(current, regs) == __NR_uretprobe &&
 	       at_trampoline_syscall(regs);
 }
-#else
-/* 32-bit kernels probe nothing (see arch_uprobe_analyze_insn()). */
-static const u8 uprobe_trampoline[] = { 0x0f, 0x0b };	/* ud2 */
-
-static const u8 *uprobe_trampoline_of(bool ia32, unsigned long *psize)
-{
-	*psize = sizeof(uprobe_trampoline);
-	return uprobe_trampoline;
-}
-
-void *arch_uprobe_trampoline(unsigned long *psize)
-{
-	return (void *)uprobe_trampoline_of(false, psize);
-}
-
-bool arch_uretprobe_leave(struct pt_regs *regs, unsigned long tramp)
-{
-	return false;
-}
-
-bool uprobe_own_syscall(struct pt_regs *regs)
-{
-	return false;
-}
-#endif /* CONFIG_X86_64 */
+#endif /* CONFIG_ARCH_UPROBES_RETURN_SYSCALL */
 
 /**
  * arch_uprobe_is_compat - does @mm run 32-bit code?
@@ -2001,6 +1556,21 @@ unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len)
 /* ---- traps ---- */
 
 /*
+ * A single-step trap from user mode: the end of a step of ours, or, with
+ * jumps to stubs, a task that a debugger steps at the entry of a stub.
+ */
+static bool uprobe_step_trap(struct pt_regs *regs)
+{
+	if (uprobe_post_sstep_notifier(regs))
+		return true;
+#ifdef CONFIG_ARCH_UPROBES_JUMPS
+	return uprobe_stub_step_trap(regs);
+#else
+	return false;
+#endif
+}
+
+/*
  * int3 from user mode: regs->ip is past the int3 (breakpoint + 1).
  * #DB from user mode: only a single-step trap (DR_STEP in the dr6 that
  * args->err points to) can end a step, or find a task that a debugger
@@ -2023,8 +1593,7 @@ int arch_uprobe_exception_notify(struct notifier_block *nb, unsigned long val,
 		break;
 	case DIE_DEBUG:
 		dr6 = (unsigned long *)args->err;
-		if ((*dr6 & DR_STEP) && (uprobe_post_sstep_notifier(regs) ||
-					 uprobe_stub_step_trap(regs))) {
+		if ((*dr6 & DR_STEP) && uprobe_step_trap(regs)) {
 			*dr6 &= ~DR_STEP;
 			return NOTIFY_STOP;
 		}

@@ -4,7 +4,8 @@
 /*
  * x86 side of uprobes: what the core needs to know about a probed
  * instruction and about a task stepping one.  The functions are declared
- * in <linux/uprobes.h> and described in arch/x86/kernel/uprobes.c.
+ * in <linux/uprobes.h> and described in arch/x86/kernel/uprobes.c, those
+ * of the jumps to stubs in arch/x86/kernel/uprobes_jump.c.
  */
 
 #include <linux/types.h>
