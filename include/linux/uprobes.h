@@ -501,6 +501,11 @@ bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
 bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned long straight);
 void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs);
 void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs);
+#else
+static inline bool uprobe_syscall_entry(struct pt_regs *regs)
+{
+	return false;
+}
 #endif
 
 /*
