@@ -6,8 +6,8 @@
 # The parts, in order:
 #   x86_64         every test on x86-64 (make check);
 #   upstream       the core of the suites on the base (make check
-#                  KERNEL=upstream T=core): KUnit, our kselftests but
-#                  uprobe_torture, and the base's ftrace selftests; what the base also has
+#                  KERNEL=upstream T=core): KUnit, our kselftests and
+#                  the base's ftrace selftests; what the base also has
 #                  must pass there;
 #   mutants-apply  every mutant still applies to ours (a second);
 #   series         the series' end is ours, and checkpatch --strict is
@@ -54,13 +54,8 @@ MUTANTS_UNTIL=${MUTANTS_UNTIL:-3900}
 # within CI's 90 minutes whatever hangs before; those not run are skips,
 # and the next run starts with them.
 MUTANTS_LAST=${MUTANTS_LAST:-4200}
-# The base's core: KUnit, our kselftests and the ftrace selftests, but
-# uprobe_torture, whose 500 threads on the base's engine now and then see
-# one of them die of SIGTRAP (once in two boots under load, 28 November):
-# a race of the base's, left to upstream-rest, not a chance failure of
-# every run.
+# The base's core: KUnit, our kselftests and the ftrace selftests.
 UPSTREAM_CORE_SUITES='^(kunit|uprobe_.*|ftracetest)$'
-UPSTREAM_CORE_LEFT_OUT='^uprobe_torture$'
 # A mutant's boot may hang: it gets MUTANT_LIMIT seconds.
 MUTANT_LIMIT=600
 cursor=${UPROBES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/uprobes}/mutants-next
@@ -135,8 +130,7 @@ guest_suites() {
 # The suites of guest/check.sh in the base's core, as a regex.
 upstream_core() {
 	local names
-	names=$(guest_suites | grep -E "$UPSTREAM_CORE_SUITES" |
-		grep -Ev "$UPSTREAM_CORE_LEFT_OUT" | paste -sd'|' || true)
+	names=$(guest_suites | grep -E "$UPSTREAM_CORE_SUITES" | paste -sd'|' || true)
 	echo "^($names)\$"
 }
 

@@ -911,6 +911,9 @@ static void *crowd_member(void *arg)
  * 500 x 3 hits in uprobe_profile.  (Not perf events inherited by the
  * threads: on the debug kernel their counts stray by a few percent from
  * one function's event to another's, on counts the probes have right.)
+ * Ours only: on the base's engine one of the threads now and then dies
+ * of a SIGTRAP or a SIGILL (in two CI runs of 28 November, under load),
+ * and the rest of the suite then finds its events left behind.
  */
 TEST_F_TIMEOUT(torture, five_hundred_threads_every_class, 1800)
 {
@@ -922,6 +925,8 @@ TEST_F_TIMEOUT(torture, five_hundred_threads_every_class, 1800)
 	void *ret;
 	int n;
 
+	if (ours_only(_metadata, "the base's engine now and then kills a thread of the 500"))
+		return;
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, sh);
 	tracing_reset();
