@@ -55,5 +55,5 @@ comm -23 <(git_ ls-files | sort) <(git_ ls-tree -r --name-only "$target" | sort)
 git_ add -A
 git_ commit -q -F - < <(echo "$subject"; echo; cat "$message"; echo;
 	echo "Signed-off-by: uprobes project <uprobes@example.org>")
-GIT_EDITOR=true git_ rebase -q --continue
+GIT_EDITOR=true git_ rebase --continue >/dev/null
 "$top/dev/series-export.sh" "$repo"

@@ -11,8 +11,10 @@
 #  - a patch touches one subsystem: the files it changes share one entry
 #    of MAINTAINERS other than THE REST, as the kernel's
 #    scripts/get_maintainer.pl finds them in ours' tree (MAINTAINERS
-#    itself, and a file of no entry but THE REST, as samples/Kconfig, go
-#    with any);
+#    itself, a file of no entry but THE REST, as samples/Kconfig, and a
+#    Makefile whose changed lines only list objects of the patch's own
+#    files, as kernel/events/Makefile's line for a new directory, go with
+#    any);
 #  - a subject is "prefix: text", and no message speaks of "our", "ours"
 #    or "the base": the series speaks to upstream;
 #  - no step has jumps without their guards: the patch that turns them on
@@ -66,11 +68,48 @@ subsystems_of() {
 		grep -v '^THE REST$' | sort -u || true
 }
 
+# Whether file $2 is a Makefile whose changed lines in patch $1 only list
+# objects (obj-... lines, X.o or X/) built from files the patch changes:
+# the glue that builds a subsystem's own files, not a change of the
+# subsystem the Makefile belongs to.
+own_build_glue() {
+	local dir
+	case $2 in */Makefile) ;; *) return 1 ;; esac
+	dir=$(dirname "$2")
+	awk -v file="$2" '
+		/^diff --git / { on = ($3 == "a/" file) }
+		on && /^[-+]([^-+]|$)/ { print substr($0, 2) }' "$1" |
+		awk -v dir="$dir" -v files="$(patch_files "$1" | tr '\n' ' ')" '
+		BEGIN { n = split(files, f, " "); for (i = 1; i <= n; i++) own[f[i]] = 1 }
+		/^[ \t]*(#|$)/ { next }
+		!/^(obj-[^ \t]*[ \t]*[:+]?=|[ \t])/ { bad = 1; exit }
+		{
+			sub(/^obj-[^ \t]*[ \t]*[:+]?=/, "")
+			for (i = 1; i <= NF; i++) {
+				if ($i == "\\")
+					continue
+				name = dir "/" $i
+				ok = 0
+				if (name ~ /\.o$/) {
+					base = substr(name, 1, length(name) - 2)
+					ok = (base ".c") in own || (base ".S") in own
+				} else if (name ~ /\/$/) {
+					for (path in own)
+						if (index(path, name) == 1)
+							ok = 1
+				}
+				if (!ok) { bad = 1; exit }
+			}
+		}
+		END { exit bad }'
+}
+
 # The entries all files of patch $1 share; "(any)" when none has one.
 shared_subsystems() {
 	local path common=any mine
 	while read -r path; do
 		[ "$path" = MAINTAINERS ] && continue
+		own_build_glue "$1" "$path" && continue
 		mine=$(subsystems_of "$path")
 		[ -n "$mine" ] || continue
 		if [ "$common" = any ]; then

@@ -46,7 +46,7 @@
  * A hit.  The handlers run in the probed task, where they may sleep:
  * the arguments are fetched first, with preemption on, so that reading
  * user memory may fault pages in; into a per-CPU scratch page (its mutex
- * keeps it ours if the task moves; a task that finds it taken fetches
+ * keeps it to the task if the task moves; a task that finds it taken fetches
  * into a page of its own rather than wait).  Only then are the records reserved,
  * filled from the scratch page and committed, in each trace buffer that
  * has the event enabled and in perf's buffer, with preemption off.  A
@@ -535,7 +535,7 @@ static void tu_trace(struct trace_uprobe *tu, const struct tu_hit *hit)
  * A record of @hit for the perf events of this CPU.  The flag is read
  * again here, with preemption off: perf frees call->perf_events an RCU
  * grace period after its last event leaves, and sets it to NULL at once
- * (patches/0013), with no wait for the handlers.
+ * (perf_uprobe_events_free()), with no wait for the handlers.
  */
 static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit, bool wanted)
 {

@@ -715,8 +715,8 @@ static int life_ptrace(void)
 /*
  * Whether a debugger may single-step a probed child here.  The base's
  * arm64 warns in the kernel log at every step of a task that hit a probe
- * once (its uprobe_single_step_handler(); patches/0021 fixes that in
- * ours), which would fail the run for a warning of the base's.
+ * once (its uprobe_single_step_handler(); an arm64 patch of the series
+ * fixes that), which would fail the run for a warning of the base's.
  */
 static bool ptrace_steps_ok(void)
 {
