@@ -825,6 +825,7 @@ enum {
 	TU_LOST_UNMAPPED,
 	TU_LOST_REWRITTEN,
 	TU_ARM_GONE,
+	TU_ARM_EXEC,
 	TU_ARM_FAILED,
 	TU_LOG_NR
 };
@@ -834,6 +835,7 @@ static const char *tu_log_errs[TU_LOG_NR] = {
 	[TU_LOST_UNMAPPED] = "Probe lost: its code was unmapped or moved",
 	[TU_LOST_REWRITTEN] = "Probe lost: its code was rewritten",
 	[TU_ARM_GONE] = "Probe not armed: its process is gone",
+	[TU_ARM_EXEC] = "Probe not armed: its process is in execve(), try again",
 	[TU_ARM_FAILED] = "Probe not armed: see the errno",
 };
 
@@ -873,6 +875,14 @@ static void tu_wait_handlers(struct trace_uprobe *tu)
 	tu->detached = false;
 }
 
+/* The error_log's words for a probe by address that could not be armed. */
+static int tu_arm_err(long err)
+{
+	if (err == -ESRCH)
+		return TU_ARM_GONE;
+	return err == -EAGAIN ? TU_ARM_EXEC : TU_ARM_FAILED;
+}
+
 /*
  * Registers @tu's consumer.  A probe by address names its process by the
  * struct pid it holds, never by a number looked up again: once that
@@ -891,7 +901,7 @@ static int tu_arm(struct trace_uprobe *tu)
 					 tu->ref_ctr_offset, &tu->consumer);
 	if (IS_ERR(uprobe)) {
 		if (tu->pid)
-			tu_log_err(tu, PTR_ERR(uprobe) == -ESRCH ? TU_ARM_GONE : TU_ARM_FAILED);
+			tu_log_err(tu, tu_arm_err(PTR_ERR(uprobe)));
 		return PTR_ERR(uprobe);
 	}
 	tu->uprobe = uprobe;

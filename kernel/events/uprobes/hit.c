@@ -91,11 +91,17 @@ static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
  * Runs the entry handlers of @uprobe's consumers, in registration order;
  * true when each asked to be removed from this mm.  A consumer of another
  * process (uprobe_register_pid()), or one a handler unregistered, is
- * passed over: as one that asks so.
+ * passed over: as one that asks so.  Only the consumers there when the
+ * hit began run: the walk ends at the one that was last then (consumers
+ * are added at the tail, and freed only after an SRCU grace period, so
+ * the pointer cannot come back as another one).  A consumer that a
+ * handler registers while another thread's hit runs its handlers thus
+ * never runs in that hit after the handlers of the ones before it.
  */
 static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want_ret)
 {
 	struct uprobe_task *utask = current->utask;
+	struct list_head *last = READ_ONCE(uprobe->consumers.prev);
 	struct uprobe_consumer *uc;
 	bool remove = true;
 	int rc;
@@ -104,17 +110,21 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want
 	enter_callbacks(utask);
 	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
 				 srcu_read_lock_held(&uprobes_srcu)) {
-		if (!consumer_runs(uc))
-			continue;
-		rc = 0;
-		if (uc->handler) {
-			rc = uc->handler(uc, regs);
-			WARN_ONCE(rc & ~UPROBE_HANDLER_MASK,
-				  "uprobes: handler %ps returned %d\n", uc->handler, rc);
+		if (last == &uprobe->consumers)
+			break;
+		if (consumer_runs(uc)) {
+			rc = 0;
+			if (uc->handler) {
+				rc = uc->handler(uc, regs);
+				WARN_ONCE(rc & ~UPROBE_HANDLER_MASK,
+					  "uprobes: handler %ps returned %d\n", uc->handler, rc);
+			}
+			remove &= rc == UPROBE_HANDLER_REMOVE;
+			if (uc->ret_handler)
+				*want_ret = true;
 		}
-		remove &= rc == UPROBE_HANDLER_REMOVE;
-		if (uc->ret_handler)
-			*want_ret = true;
+		if (&uc->cons_node == last)
+			break;
 	}
 	leave_callbacks(utask);
 	utask->auprobe = NULL;

@@ -17,6 +17,7 @@
  */
 
 #include <linux/pid.h>
+#include <linux/ptrace.h>
 #include <linux/sched/task.h>
 
 #include "internal.h"
@@ -26,11 +27,35 @@
  */
 
 /*
+ * The mm of @task, with a reference, if the caller may probe it; else an
+ * ERR_PTR.  As mm_access(), the permission is checked under the task's
+ * exec_update_lock, so that an execve() that changes the task's
+ * credentials cannot slip in between the check and the mm it hands over.
+ * But the lock is only tried: the tracer calls with event_mutex held,
+ * which a task's exit takes under ctx->mutex (freeing its perf uprobe
+ * events), which perf_event_open() takes under exec_update_lock; waiting
+ * here could close that circle.  The try fails only while an execve() of
+ * the task holds the lock or waits for it: -EAGAIN.
+ */
+static struct mm_struct *exec_stable_mm(struct task_struct *task)
+{
+	struct rw_semaphore *lock = &task->signal->exec_update_lock;
+	struct mm_struct *mm;
+
+	if (!down_read_trylock(lock))
+		return ERR_PTR(-EAGAIN);
+	mm = get_task_mm(task);
+	if (mm && mm != current->mm && !ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS)) {
+		mmput(mm);
+		mm = ERR_PTR(-EACCES);
+	}
+	up_read(lock);
+	return mm ?: ERR_PTR(-ESRCH);
+}
+
+/*
  * The mm of the process that has @pid, with a reference (mmput()), if the
- * caller may probe it; or an ERR_PTR.  The permission is checked under
- * the task's exec_update_lock (mm_access()), so that an execve() that
- * changes the task's credentials cannot slip in between the check and
- * the mm it hands over.
+ * caller may probe it; or an ERR_PTR.
  */
 static struct mm_struct *pid_mm(struct pid *pid)
 {
@@ -44,7 +69,7 @@ static struct mm_struct *pid_mm(struct pid *pid)
 	else if (task->flags & PF_EXITING)
 		mm = ERR_PTR(-ESRCH);
 	else
-		mm = mm_access(task, PTRACE_MODE_ATTACH_REALCREDS) ?: ERR_PTR(-ESRCH);
+		mm = exec_stable_mm(task);
 	put_task_struct(task);
 	return mm;
 }
@@ -120,18 +145,20 @@ struct uprobe *register_in_mm(struct mm_struct *mm, unsigned long vaddr,
  * has exited, the call fails with -ESRCH, even if a new process has the
  * same number by then.  The caller must be allowed to ptrace the process
  * (PTRACE_MODE_ATTACH_REALCREDS), checked against the caller's
- * credentials when it calls.  Called from a handler, the process is found
+ * credentials when it calls; while the process is in execve(), which may
+ * change what that allows, the call fails with -EAGAIN.  Called from a handler, the process is found
  * and the permission checked at the call, and the rest finishes later
  * (-EINPROGRESS; see uprobe_register()).  Sleeps.
  *
  * Return: the probe, or an ERR_PTR: -ESRCH for no process (@pid NULL, or
  * no task has it any more) or one that is exiting; -EINVAL for a kernel
  * thread or a consumer without handlers; -EACCES when the caller may not
- * ptrace the process; -EINTR when interrupted by a fatal signal; -EFAULT
- * for an address that is not mapped executable; -EOPNOTSUPP for memory
- * that cannot be probed (shared, hugetlb, special mappings) or an
- * instruction that cannot; -EBUSY when the code changed meanwhile;
- * -ENOEXEC, -ENOMEM as uprobe_register().
+ * ptrace the process; -EAGAIN while the process is in execve(); -EINTR
+ * when interrupted by a fatal signal; -EFAULT for an address that is not
+ * mapped executable; -EOPNOTSUPP for memory that cannot be probed
+ * (shared, hugetlb, special mappings) or an instruction that cannot;
+ * -EBUSY when the code changed meanwhile; -ENOEXEC, -ENOMEM as
+ * uprobe_register().
  */
 struct uprobe *uprobe_register_pid(struct pid *pid, unsigned long vaddr,
 				   struct uprobe_consumer *uc)
