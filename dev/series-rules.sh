@@ -122,9 +122,10 @@ shared_subsystems() {
 	echo "$common"
 }
 
-# The message of patch $1: its subject and body, up to the diff.
+# The message of patch $1: its subject and body, up to the diffstat or,
+# when there is none, the first diff.
 message() {
-	sed -n '/^Subject: /,/^---$/p' "$1"
+	awk '/^Subject: / { on = 1 } on && (/^---$/ || /^diff --git /) { exit } on' "$1"
 }
 
 mapfile -t patches < <(ls "$out"/[0-9]*.patch | grep -v '/0000-cover-letter.patch$')

@@ -146,9 +146,10 @@ struct uprobe *register_in_mm(struct mm_struct *mm, unsigned long vaddr,
  * same number by then.  The caller must be allowed to ptrace the process
  * (PTRACE_MODE_ATTACH_REALCREDS), checked against the caller's
  * credentials when it calls; while the process is in execve(), which may
- * change what that allows, the call fails with -EAGAIN.  Called from a handler, the process is found
- * and the permission checked at the call, and the rest finishes later
- * (-EINPROGRESS; see uprobe_register()).  Sleeps.
+ * change what that allows, the call fails with -EAGAIN.  Called from a
+ * handler, the process is found and the permission checked at the call,
+ * and the rest finishes later (-EINPROGRESS; see uprobe_register()).
+ * Sleeps.
  *
  * Return: the probe, or an ERR_PTR: -ESRCH for no process (@pid NULL, or
  * no task has it any more) or one that is exiting; -EINVAL for a kernel
