@@ -88,6 +88,24 @@ static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
 }
 
 /*
+ * Runs the entry handler of @uc, whose probe was hit: whether it asks to
+ * be removed from this mm.
+ */
+static bool run_handler(struct uprobe_consumer *uc, struct pt_regs *regs, bool *want_ret)
+{
+	int rc = 0;
+
+	if (uc->handler) {
+		rc = uc->handler(uc, regs);
+		WARN_ONCE(rc & ~UPROBE_HANDLER_MASK,
+			  "uprobes: handler %ps returned %d\n", uc->handler, rc);
+	}
+	if (uc->ret_handler)
+		*want_ret = true;
+	return rc == UPROBE_HANDLER_REMOVE;
+}
+
+/*
  * Runs the entry handlers of @uprobe's consumers, in registration order;
  * true when each asked to be removed from this mm.  A consumer of another
  * process (uprobe_register_pid()), or one a handler unregistered, is
@@ -104,25 +122,15 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want
 	struct list_head *last = READ_ONCE(uprobe->consumers.prev);
 	struct uprobe_consumer *uc;
 	bool remove = true;
-	int rc;
 
+	if (last == &uprobe->consumers)
+		return true;
 	utask->auprobe = &uprobe->arch;
 	enter_callbacks(utask);
 	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
 				 srcu_read_lock_held(&uprobes_srcu)) {
-		if (last == &uprobe->consumers)
-			break;
-		if (consumer_runs(uc)) {
-			rc = 0;
-			if (uc->handler) {
-				rc = uc->handler(uc, regs);
-				WARN_ONCE(rc & ~UPROBE_HANDLER_MASK,
-					  "uprobes: handler %ps returned %d\n", uc->handler, rc);
-			}
-			remove &= rc == UPROBE_HANDLER_REMOVE;
-			if (uc->ret_handler)
-				*want_ret = true;
-		}
+		if (consumer_runs(uc))
+			remove &= run_handler(uc, regs, want_ret);
 		if (&uc->cons_node == last)
 			break;
 	}
