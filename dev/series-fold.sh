@@ -42,8 +42,7 @@ if git_ diff --cached --quiet; then
 	exit 0
 fi
 git_ diff --cached --stat | tail -n 1 | sed 's/^/  FOLD    /'
-root=$(git_ rev-list --max-parents=0 HEAD)
-target=$(git_ rev-list --reverse "$root..HEAD" | sed -n "$((10#$n))p")
+target=$("$top/dev/series-patch.sh" "$repo" "$n")
 git_ commit -q --fixup="$target"
 GIT_SEQUENCE_EDITOR=: git_ rebase -q -i --autosquash "$target^"
 "$top/dev/series-export.sh" "$repo"

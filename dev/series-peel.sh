@@ -28,9 +28,7 @@ git_() {
 }
 
 "$top/dev/series-repo.sh" "$repo"
-root=$(git_ rev-list --max-parents=0 HEAD)
-target=$(git_ rev-list --reverse "$root..HEAD" | sed -n "$((10#$n))p")
-[ -n "$target" ] || { echo "series-peel.sh: no patch $n" >&2; exit 2; }
+target=$("$top/dev/series-patch.sh" "$repo" "$n")
 GIT_SEQUENCE_EDITOR="sed -i 's/^pick ${target:0:7}/edit ${target:0:7}/'" \
 	git_ rebase -q -i "$target^"
 

@@ -15,9 +15,7 @@ signed=$(mktemp)
 trap 'rm -f "$signed"' EXIT
 
 "$top/dev/series-repo.sh" "$repo"
-root=$(git -C "$repo" rev-list --max-parents=0 HEAD)
-target=$(git -C "$repo" rev-list --reverse "$root..HEAD" | sed -n "$((10#$n))p")
-[ -n "$target" ] || { echo "series-reword.sh: no patch $n" >&2; exit 2; }
+target=$("$top/dev/series-patch.sh" "$repo" "$n")
 { cat "$message"; echo; echo "Signed-off-by: uprobes project <uprobes@example.org>"; } >"$signed"
 GIT_SEQUENCE_EDITOR="sed -i 's/^pick ${target:0:7}/reword ${target:0:7}/'" \
 	GIT_EDITOR="cp $signed" git -C "$repo" rebase -q -i "$target^"
