@@ -36,11 +36,20 @@ while read -r path; do
 	echo "not ok - $path: the series ends with another version than ours'" >&2
 	differ=1
 done < <(sort -u "$top/out/src/ours.manifest" <(git -C "$repo" ls-files))
+# Modes too: a script must end executable as it is in this tree.
+while read -r mode path; do
+	[ -e "$top/$path" ] || continue
+	want=100644
+	[ ! -x "$top/$path" ] || want=100755
+	[ "$mode" != "$want" ] || continue
+	echo "not ok - $path: the series ends with mode $mode, this tree has $want" >&2
+	differ=1
+done < <(git -C "$repo" ls-files -s | awk '{ print $1, $4 }')
 if [ "$differ" -eq 1 ]; then
 	echo "series.sh: fold these changes into their patches: make series-fold P=N" >&2
 	exit 1
 fi
-echo "  SERIES  its end is ours, byte for byte"
+echo "  SERIES  its end is ours, byte for byte and mode for mode"
 
 rm -rf "$out"
 mkdir -p "$out"

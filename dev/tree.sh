@@ -91,7 +91,7 @@ stage_changes() {
 	while read -r path; do
 		[ -e "$top/$path" ] || { echo "overlay.list: $path: no such file" >&2; exit 1; }
 		mkdir -p "$stage/$(dirname "$path")"
-		cp -r "$top/$path" "$stage/$(dirname "$path")/"
+		cp -r --preserve=mode "$top/$path" "$stage/$(dirname "$path")/"
 	done < <(overlay_paths)
 	[ -z "$mutant" ] || stage_patch "$stage" "$mutant"
 }
@@ -105,7 +105,7 @@ sync_changes() {
 	while read -r path; do
 		cmp -s "$stage/$path" "$tree/$path" && continue
 		mkdir -p "$(dirname "$tree/$path")"
-		cp "$stage/$path" "$tree/$path"
+		cp --preserve=mode "$stage/$path" "$tree/$path"
 	done <"$stage.list"
 	while read -r path; do
 		rm -f "$tree/$path"
