@@ -23,6 +23,10 @@ MUTANTS ?=
 MUTANTS_FROM ?=
 MUTANTS_MIN ?=
 AA ?=
+# KERNEL=step: the series up to patch STEP (default: the engine's
+# replacement at parity), tested as the base is (ENGINE=base).
+STEP ?= $(shell ls $(CURDIR)/series | sed -n 's/^0*\([0-9]*\)-uprobes-replace-the-engine-.*/\1/p')
+ENGINE ?= $(if $(filter step,$(KERNEL)),base)
 
 TOP := $(CURDIR)
 OUT := $(TOP)/out
@@ -72,8 +76,8 @@ $(error ARCH must be 'x86_64' or 'arm64', not '$(ARCH)')
 endif
 KMAKE := $(MAKE) -C $(SRC) O=$(BUILD) $(KARCH) CC="ccache $(CROSS)gcc" -j$(NPROC) $(KBUILD_ENV)
 
-ifeq ($(filter $(KERNEL),ours upstream perfcore wip),)
-$(error KERNEL must be 'ours', 'upstream', 'perfcore' or 'wip', not '$(KERNEL)')
+ifeq ($(filter $(KERNEL),ours upstream perfcore wip step),)
+$(error KERNEL must be 'ours', 'upstream', 'perfcore', 'wip' or 'step', not '$(KERNEL)')
 endif
 ifneq ($(MUTANT),)
 ifneq ($(KERNEL),ours)
@@ -126,9 +130,14 @@ help:
 	@echo '             out/bench/ (ARCH=arm64: out/bench-arm64/; AA=1: out/bench-aa/)'
 	@echo '  clean      remove out/'
 	@echo 'Variables:'
-	@echo '  KERNEL=ours|upstream|perfcore|wip  which kernel (default ours); upstream is the'
-	@echo '                        untouched base, perfcore the base with the perf-core patches'
-	@echo '                        only, wip ours plus the replacements of overlay-wip.list'
+	@echo '  KERNEL=ours|upstream|perfcore|wip|step  which kernel (default ours); upstream is'
+	@echo '                        the untouched base, perfcore the base with the perf-core'
+	@echo '                        patches only, wip ours plus the replacements of'
+	@echo '                        overlay-wip.list, step the series up to patch STEP'
+	@echo '  STEP=N                the last patch of KERNEL=step (default $(STEP), the engine'"'"'s'
+	@echo '                        replacement at parity)'
+	@echo '  ENGINE=base|ours      the behaviour the tests expect (default: ours if the tree'
+	@echo '                        has no base engine; base for KERNEL=step)'
 	@echo '  DEBUG=1               add configs/debug.config (KASAN, lockdep, DEBUG_VM)'
 	@echo '  ARCH=x86_64|arm64     the guest architecture (default x86_64); arm64 boots'
 	@echo '                        QEMU virt with a Debian arm64 root (kernel, check, run, shell)'
@@ -171,7 +180,7 @@ deps-series:
 
 tree: deps-base $(DEPS_ARCH)
 	@$(TOP)/dev/tree.sh ours $(MUTANT_PATCH)
-	$(if $(filter-out ours,$(TREE)),@$(TOP)/dev/tree.sh $(TREE))
+	$(if $(filter-out ours,$(TREE)),@$(TOP)/dev/tree.sh $(TREE) $(if $(filter step,$(TREE)),$(STEP)))
 
 config: tree
 	@$(KARCH) $(TOP)/dev/config.sh $(SRC) $(BUILD) $(FRAGMENTS)
@@ -195,7 +204,7 @@ tests: deps-tests kernel
 	@+$(KARCH) $(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
 
 check: deps-tests kernel tests init
-	@ARCH=$(ARCH) TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
+	@ARCH=$(ARCH) TCG=$(TCG) ENGINE=$(ENGINE) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
 		$(TORTURE_SECONDS) $(FUZZ_LINES)
 
 # The test boot alone, against the kernel already built: for test writers.
@@ -204,7 +213,7 @@ retest: deps-tests init
 		{ echo "retest: $(BUILD) holds mutant '$$(cat $(BUILD_MUTANT))': make kernel first" >&2; exit 1; }
 	@$(TOP)/dev/tree.sh ours $(MUTANT_PATCH)
 	@+$(KARCH) $(TOP)/dev/tests.sh $(OUT)/src/ours $(BUILD) $(TESTS)
-	@ARCH=$(ARCH) TCG=$(TCG) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
+	@ARCH=$(ARCH) TCG=$(TCG) ENGINE=$(ENGINE) $(TOP)/dev/check.sh $(KERNEL) $(IMAGE) $(TESTS) $(BUILD) $(RESULTS) $(TIMEOUT) '$(T)' \
 		$(TORTURE_SECONDS) $(FUZZ_LINES)
 
 # The torture and fuzz suites alone, long, with the checkers on; the boot's

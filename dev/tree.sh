@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tree.sh upstream|perfcore|ours [MUTANT_PATCH]|wip
+# tree.sh upstream|perfcore|ours [MUTANT_PATCH]|wip|step N
 #
 # Prepares out/src/KERNEL from Debian's linux-source-6.12 tarball.
 #   upstream: the untouched base.
@@ -16,11 +16,15 @@
 #             feature fail.  The next run without it puts ours back.
 #   wip:      ours, plus the paths of overlay-wip.list: replacements that
 #             are committed but do not pass the tests yet.
+#   step N:   the base with patches 1 to N of the series applied, nothing
+#             else: a step of the series, to test it (N=9 the engine's
+#             replacement at parity).
 # Re-running is cheap and incremental: a file of `ours` is rewritten only
 # when its content changes, so kbuild rebuilds only what depends on it.
 set -euo pipefail
 
-kernel=${1:?usage: tree.sh upstream|perfcore|ours [MUTANT_PATCH]|wip}
+usage="usage: tree.sh upstream|perfcore|ours [MUTANT_PATCH]|wip|step N"
+kernel=${1:?$usage}
 mutant=${2:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/out/src
@@ -39,6 +43,7 @@ unpack_base() {
 	echo "  TREE    unpacking linux-source-6.12 $version"
 	rm -rf "$base" "$src/ours" "$src/ours.manifest" "$src/wip" "$src/wip.manifest" \
 		"$src/mutant" "$src/mutant.manifest" "$src/perfcore" "$src/perfcore.manifest" \
+		"$src/step" "$src/step.manifest" \
 		"$src/linux-source-6.12"
 	mkdir -p "$src"
 	tar -xJf "$tarball" -C "$src"
@@ -49,6 +54,7 @@ unpack_base() {
 # The paths of the overlay lists, one a line.
 overlay_lists=("$top/overlay.list")
 series=1
+step=
 # The patches of the series that speed up perf core, not the engine, and
 # apply to the base alone (by their subjects).  The one that makes closing
 # a uprobe event wait for no grace period also speeds perf core up, but
@@ -81,6 +87,8 @@ stage_changes() {
 	: >"$stage.removed"
 	if [ "$series" -eq 1 ]; then
 		"$top/dev/series-repo.sh" "$stage.git"
+		[ -z "$step" ] ||
+			git -C "$stage.git" checkout -q "$("$top/dev/series-patch.sh" "$stage.git" "$step")"
 		(cd "$stage.git" && git ls-files -z | xargs -0 cp --parents -t "$stage")
 		root=$(git -C "$stage.git" rev-list --max-parents=0 HEAD)
 		git -C "$stage.git" diff --name-only --diff-filter=D "$root" HEAD >"$stage.removed"
@@ -153,5 +161,9 @@ ours) [ -z "$mutant" ] || [ -f "$mutant" ] || { echo "tree.sh: no mutant patch '
 	prepare ours ;;
 wip) overlay_lists+=("$top/overlay-wip.list")
 	prepare wip ;;
-*) echo "tree.sh: unknown kernel '$kernel' (upstream, perfcore, ours or wip)" >&2; exit 2 ;;
+step) step=${2:?$usage}
+	mutant=
+	overlay_lists=()
+	prepare step ;;
+*) echo "tree.sh: unknown kernel '$kernel' (upstream, perfcore, ours, wip or step)" >&2; exit 2 ;;
 esac
