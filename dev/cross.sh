@@ -25,6 +25,9 @@ arches=("${@:-${all[@]}}")
 jobs=$(nproc)
 top=$(cd "$(dirname "$0")/.." && pwd)
 uprobes_objs=(kernel/events/uprobes/ kernel/trace/trace_uprobe.o)
+# The tracer's second file, which the steps of the series before the
+# tracer's replacement do not have.
+tracer_hit=kernel/trace/trace_uprobe_hit
 
 # What else of ours architecture $1 builds again at W=1.  Not for x86_64:
 # make series STEPS=1 builds it from the steps before the base's x86 file
@@ -86,6 +89,7 @@ build_one() {
 	local -a mk objs
 	read -r -a mk <<<"$(arch_make "$arch")"
 	read -r -a objs <<<"$(arch_objs "$arch")"
+	[ ! -e "$tree/$tracer_hit.c" ] || objs+=("$tracer_hit.o")
 	mkdir -p "$build"
 	arch_options "$arch" >"$build/arch.config"
 	local cc
