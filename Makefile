@@ -24,8 +24,10 @@ MUTANTS_FROM ?=
 MUTANTS_MIN ?=
 AA ?=
 # KERNEL=step: the series up to patch STEP (default: the engine's
-# replacement at parity), tested as the base is (ENGINE=base).
-STEP ?= $(shell ls $(CURDIR)/series | sed -n 's/^0*\([0-9]*\)-uprobes-replace-the-engine-.*/\1/p')
+# replacement at parity, the patch that deletes kernel/events/uprobes.c, as
+# dev/series-rules.sh finds it), tested as the base is (ENGINE=base).
+STEP ?= $(shell grep -l '^diff --git a/kernel/events/uprobes.c ' $(CURDIR)/series/*.patch | \
+	sed -n 's|.*/0*\([0-9]*\)-[^/]*$$|\1|p')
 ENGINE ?= $(if $(filter step,$(KERNEL)),base)
 
 TOP := $(CURDIR)
