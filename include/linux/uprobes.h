@@ -119,6 +119,9 @@ struct uprobe_batch_item {
 /* Fills in @item with the @i-th place of a batch; @ctx is the caller's. */
 typedef void (*uprobe_batch_fn)(void *ctx, u32 i, struct uprobe_batch_item *item);
 
+/* What uprobe_get_trampoline_vaddr() gives in an mm with no XOL area. */
+#define UPROBE_NO_TRAMPOLINE_VADDR	(-1UL)
+
 /* Pending return probes one task may stack before new ones are dropped. */
 #define MAX_URETPROBE_DEPTH	64
 

@@ -1453,7 +1453,8 @@ static bool at_trampoline_syscall(struct pt_regs *regs)
 {
 	unsigned long tramp = uprobe_get_trampoline_vaddr();
 
-	return tramp != -1UL && regs->ip == tramp + UPROBE_TRAMP_SYSCALL_END;
+	return tramp != UPROBE_NO_TRAMPOLINE_VADDR &&
+	       regs->ip == tramp + UPROBE_TRAMP_SYSCALL_END;
 }
 
 /*

@@ -151,7 +151,8 @@ void leave_trampoline(struct pt_regs *regs)
 {
 	unsigned long tramp = uprobe_get_trampoline_vaddr();
 
-	if (tramp != -1UL && instruction_pointer(regs) - tramp < UPROBE_XOL_SLOT_BYTES)
+	if (tramp != UPROBE_NO_TRAMPOLINE_VADDR &&
+	    instruction_pointer(regs) - tramp < UPROBE_XOL_SLOT_BYTES)
 		arch_uretprobe_leave(regs, tramp);
 }
 

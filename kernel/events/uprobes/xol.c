@@ -378,13 +378,14 @@ u8 xol_swap_byte(struct xol_area *area, unsigned long vaddr, u8 byte)
 /**
  * uprobe_get_trampoline_vaddr - where return probes return to
  *
- * Return: the address of the current mm's trampoline, or -1 if it has none.
+ * Return: the address of the current mm's trampoline, or
+ * UPROBE_NO_TRAMPOLINE_VADDR if it has none.
  */
 unsigned long uprobe_get_trampoline_vaddr(void)
 {
 	struct xol_area *area = current->mm ? mm_xol_area(current->mm) : NULL;
 
-	return area ? area->vaddr : -1UL;
+	return area ? area->vaddr : UPROBE_NO_TRAMPOLINE_VADDR;
 }
 
 /*
