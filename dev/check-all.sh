@@ -10,8 +10,9 @@
 #                  the base's ftrace selftests; what the base also has
 #                  must pass there;
 #   mutants-apply  every mutant still applies to ours (a second);
-#   series         the series' end is ours, and checkpatch --strict is
-#                  clean (make series SERIES_RULES=0; a minute);
+#   series         the series' end is ours, checkpatch --strict is
+#                  clean, and the review rules hold (make series; three
+#                  minutes);
 #   mutants        MUTANTS_MIN mutants (default: a seventh of the list,
 #                  rounded up, so that any seven runs in a row go round it),
 #                  one after the other round their list (make mutants); a
@@ -198,17 +199,18 @@ run_mutants() {
 	part_end "$name" "$start"
 }
 
-# The series' end is ours and checkpatch finds nothing: one pass, else
-# one failure.  The review rules are issue 40's, not yet CI's.
+# The series' end is ours, checkpatch finds nothing and the review rules
+# (dev/series-rules.sh) hold: one pass, else one failure.
 run_series() {
 	local start=$SECONDS
-	part series "make series SERIES_RULES=0"
-	SERIES_RULES=0 make_logged series
+	part series "make series"
+	make_logged series
 	if grep -q "its end is ours, byte for byte" "$log" &&
-		grep -q "checkpatch --strict: clean" "$log"; then
+		grep -q "checkpatch --strict: clean" "$log" &&
+		grep -qE '^[0-9]+ passed, 0 failed$' "$log"; then
 		passed=$((passed + 1))
 	else
-		echo "not ok - series: its end is not ours, or checkpatch complains"
+		echo "not ok - series: its end is not ours, checkpatch complains, or a review rule fails"
 		failed=$((failed + 1))
 	fi
 	part_end series "$start"
