@@ -23,7 +23,7 @@ MUTANTS ?=
 MUTANTS_FROM ?=
 MUTANTS_MIN ?=
 AA ?=
-# KERNEL=step: the series up to patch STEP (default: the engine's
+# KERNEL=step: the series up to patch STEP (default: the core's
 # replacement at parity, the patch that deletes kernel/events/uprobes.c, as
 # dev/series-rules.sh finds it), tested as the base is (ENGINE=base).
 STEP ?= $(shell grep -l '^diff --git a/kernel/events/uprobes.c ' $(CURDIR)/series/*.patch | \
@@ -136,8 +136,8 @@ help:
 	@echo '                        the untouched base, perfcore the base with the perf-core'
 	@echo '                        patches only, wip ours plus the replacements of'
 	@echo '                        overlay-wip.list, step the series up to patch STEP'
-	@echo '  STEP=N                the last patch of KERNEL=step (default $(STEP), the engine'"'"'s'
-	@echo '                        replacement at parity)'
+	@echo '  STEP=N                the last patch of KERNEL=step (default $(STEP), the core'"'"'s'
+	@echo '                        replacement at parity, under x86'"'"'s old code)'
 	@echo '  ENGINE=base|ours      the behaviour the tests expect (default: ours if the tree'
 	@echo '                        has no base engine; base for KERNEL=step)'
 	@echo '  DEBUG=1               add configs/debug.config (KASAN, lockdep, DEBUG_VM)'
