@@ -18,7 +18,7 @@
 #             are committed but do not pass the tests yet.
 #   step N:   the base with patches 1 to N of the series applied, nothing
 #             else: a step of the series, to test it (the Makefile's
-#             default N is the engine's replacement at parity).
+#             default N is the core's replacement at parity).
 # Re-running is cheap and incremental: a file of `ours` is rewritten only
 # when its content changes, so kbuild rebuilds only what depends on it.
 set -euo pipefail
