@@ -127,7 +127,7 @@ help:
 	@echo '  torture    uprobe_torture for DURATION seconds, then uprobe_fuzz with'
 	@echo '             TORTURE_LINES lines, on the debug kernel'
 	@echo '  mutants    check that the tests fail on kernels broken on purpose (dev/mutants/)'
-	@echo '  mutants-apply  check that every mutant still applies to ours (quick)'
+	@echo '  mutants-apply  check that every mutant still applies to ours and compiles'
 	@echo '  bench      benchmark ours against upstream and perfcore in one run; table in'
 	@echo '             out/bench/ (ARCH=arm64: out/bench-arm64/; AA=1: out/bench-aa/)'
 	@echo '  clean      remove out/'
@@ -226,10 +226,10 @@ torture:
 		FUZZ_LINES=$(TORTURE_LINES) \
 		TIMEOUT=$$(($(DURATION) + $(TORTURE_LINES) / 20 + 2400))
 
-# Every mutant still applies to ours' tree.
-mutants-apply:
-	@$(TOP)/dev/tree.sh ours
-	@$(TOP)/dev/mutants-apply.sh $(OUT)/src/ours
+# Every mutant still applies to ours' tree and compiles in its build.
+mutants-apply: deps-base
+	@+$(MAKE) --no-print-directory kernel ARCH=x86_64 KERNEL=ours DEBUG= MUTANT=
+	@$(TOP)/dev/mutants-apply.sh $(OUT)/src/ours $(OUT)/build/ours
 
 # Every mutant kernel: the suites its patch names must fail.
 # Each mutant is a make check or make cross, which install their own.

@@ -9,7 +9,8 @@
 #                  KERNEL=upstream T=core): KUnit, our kselftests and
 #                  the base's ftrace selftests; what the base also has
 #                  must pass there;
-#   mutants-apply  every mutant still applies to ours (a second);
+#   mutants-apply  every mutant still applies to ours and what it changes
+#                  compiles (two minutes);
 #   series         the series' end is ours, checkpatch --strict is
 #                  clean, and the review rules hold (make series; three
 #                  minutes);
