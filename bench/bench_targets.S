@@ -101,6 +101,14 @@ bench_mov:
 	ret
 	.size	bench_mov, .-bench_mov
 
+	.globl	bench_push_r15
+	.type	bench_push_r15, @function
+bench_push_r15:
+	push	%r15
+	pop	%r15
+	ret
+	.size	bench_push_r15, .-bench_push_r15
+
 	.globl	bench_lea
 	.type	bench_lea, @function
 bench_lea:
@@ -154,6 +162,44 @@ bench_lea_rip:
 	lea	bench_datum(%rip), %rax
 	ret
 	.size	bench_lea_rip, .-bench_lea_rip
+
+	/*
+	 * The loop forms: the probe is on NAME_insn, run once a call; the
+	 * loop after it branches back to the instruction right after it,
+	 * three times, so that a probe that changed the bytes there would
+	 * show.  BEFORE and AFTER keep the stack as the instruction found it.
+	 */
+	.macro	bench_loop name, insn:vararg
+	.globl	bench_loop_\name
+	.type	bench_loop_\name, @function
+bench_loop_\name:
+	mov	%rdi, %rax
+	mov	$3, %ecx
+	.globl	bench_loop_\name\()_insn
+bench_loop_\name\()_insn:
+	\insn
+1:	dec	%ecx
+	jnz	1b
+	.endm
+
+	.macro	bench_loop_end name, undo:vararg
+	\undo
+	ret
+	.size	bench_loop_\name, .-bench_loop_\name
+	.endm
+
+	bench_loop nop, nop
+	bench_loop_end nop
+	bench_loop push_rbp, push %rbp
+	bench_loop_end push_rbp, pop %rbp
+	bench_loop push_r15, push %r15
+	bench_loop_end push_r15, pop %r15
+	bench_loop mov_rdi_rax, mov %rdi, %rax
+	bench_loop_end mov_rdi_rax
+	bench_loop sub_rsp, sub $24, %rsp
+	bench_loop_end sub_rsp, add $24, %rsp
+	bench_loop endbr64, endbr64
+	bench_loop_end endbr64
 
 	/* Never executed: only probed. 10 000 probes, 64 pages. */
 	.balign	4096

@@ -16,6 +16,9 @@
  *   base.call, base.getppid   an unprobed call; a getppid() round trip
  *   hit.INSN                  an entry probe on a function whose first
  *                             instruction is INSN (bench_targets.S)
+ *   hit.loop.INSN             x86-64: a probe on INSN, run once a call,
+ *                             right before a loop whose branch goes back
+ *                             to the instruction after it
  *   uretprobe, uretprobe.nop5 entry and return probes on one function
  *                             (first instruction push, or a 5-byte nop;
  *                             arm64: stp of the frame record, no nop5)
@@ -73,6 +76,7 @@ extern const unsigned int bench_ldr_insn[];
 #else	/* x86-64 */
 long bench_nop(long x);
 long bench_push(long x);
+long bench_push_r15(long x);
 long bench_endbr(long x);
 long bench_mov(long x);
 long bench_lea(long x);
@@ -82,6 +86,15 @@ long bench_nop5(long x);
 long bench_call(long x);
 long bench_mov_imm(long x);
 long bench_lea_rip(long x);
+#define BENCH_LOOP(name) \
+	long bench_loop_##name(long x); \
+	extern const unsigned char bench_loop_##name##_insn[]
+BENCH_LOOP(nop);
+BENCH_LOOP(push_rbp);
+BENCH_LOOP(push_r15);
+BENCH_LOOP(mov_rdi_rax);
+BENCH_LOOP(sub_rsp);
+BENCH_LOOP(endbr64);
 #define CALIBRATION_ADD	"add %1, %0"
 #define NOP_INSN	0x90
 #endif
@@ -105,6 +118,7 @@ static const struct hit_case hit_cases[] = {
 #else
 	{ "hit.nop", bench_nop },
 	{ "hit.push_rbp", bench_push },
+	{ "hit.push_r15", bench_push_r15 },
 	{ "hit.endbr64", bench_endbr },
 	{ "hit.mov_rdi_rax", bench_mov },
 	{ "hit.lea", bench_lea },
@@ -114,6 +128,12 @@ static const struct hit_case hit_cases[] = {
 	{ "hit.call_rel32", bench_call },
 	{ "hit.mov_imm32", bench_mov_imm },
 	{ "hit.lea_rip", bench_lea_rip },
+	{ "hit.loop.nop", bench_loop_nop, bench_loop_nop_insn },
+	{ "hit.loop.push_rbp", bench_loop_push_rbp, bench_loop_push_rbp_insn },
+	{ "hit.loop.push_r15", bench_loop_push_r15, bench_loop_push_r15_insn },
+	{ "hit.loop.mov_rdi_rax", bench_loop_mov_rdi_rax, bench_loop_mov_rdi_rax_insn },
+	{ "hit.loop.sub_rsp", bench_loop_sub_rsp, bench_loop_sub_rsp_insn },
+	{ "hit.loop.endbr64", bench_loop_endbr64, bench_loop_endbr64_insn },
 #endif
 };
 
