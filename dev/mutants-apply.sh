@@ -2,7 +2,8 @@
 # mutants-apply.sh TREE BUILD
 #
 # Checks that every mutant of dev/mutants/ still applies to TREE (ours'
-# tree, out/src/ours, as dev/tree.sh prepares it without a mutant) and
+# tree, out/src/ours, as dev/tree.sh prepares it without a mutant), with
+# no fuzz (a hunk whose context changed may land on other code), and
 # that what it changes still compiles in BUILD (ours' x86-64 build, which
 # `make kernel` left): each .c file it changes, and for a header the
 # directory of that header (the core's, for one under include/).  One line
@@ -43,8 +44,8 @@ fail() {
 
 for patch in "$top"/dev/mutants/*.patch; do
 	name=$(basename "$patch" .patch)
-	if ! patch -d "$tree" -p1 -s -f --no-backup-if-mismatch <"$patch" >/dev/null 2>&1; then
-		fail "no longer applies to $tree" "$name"
+	if ! patch -d "$tree" -p1 -s -f -F0 --no-backup-if-mismatch <"$patch" >/dev/null 2>&1; then
+		fail "no longer applies to $tree without fuzz" "$name"
 		continue
 	fi
 	applied=$patch
