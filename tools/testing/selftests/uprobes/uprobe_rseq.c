@@ -57,7 +57,8 @@
  * make all its commits and take all its signals (the threads stop early
  * only if RUN_SECONDS pass, which counts as a failure, not a pass), the
  * probed instruction to leave in r8 what it leaves unprobed, some aborts
- * (signals come inside the section too: the kernel honours it), no more
+ * (signals come inside the section too: the kernel honours it; the
+ * threads go on past their commits until one is seen), no more
  * aborts in a thread than it had signals and context switches (a kernel
  * aborts a sequence for a preemption, a migration or a signal, never for
  * a hit), and the hits to lie between the commits and the commits plus
@@ -290,7 +291,7 @@ static struct worker workers[MAX_WORKERS];
 static int nr_workers;
 static pthread_barrier_t start;
 static int stop, sender_stop, finished;
-static long signals;
+static long signals, all_aborts;
 static __thread long thread_signals;
 
 static void on_signal(int sig)
@@ -299,13 +300,19 @@ static void on_signal(int sig)
 	__atomic_add_fetch(&signals, 1, __ATOMIC_RELAXED);
 }
 
-/* Whether a worker goes on after @done commits. */
+/*
+ * Whether a worker goes on after @done commits: until it has made its
+ * commits and taken its signals, and the crew has seen an abort.  Under
+ * TCG an interrupt lands only where a block of translated code starts,
+ * so a short run may see none in a section by chance.
+ */
 static bool more_work(long done)
 {
 	if (__atomic_load_n(&stop, __ATOMIC_RELAXED))
 		return false;
 	return done < ITERATIONS ||
-	       __atomic_load_n(&thread_signals, __ATOMIC_RELAXED) < MIN_SIGNALS;
+	       __atomic_load_n(&thread_signals, __ATOMIC_RELAXED) < MIN_SIGNALS ||
+	       !__atomic_load_n(&all_aborts, __ATOMIC_RELAXED);
 }
 
 /* The calling thread's context switches, voluntary or not, or -1. */
@@ -333,15 +340,18 @@ static void *work(void *arg)
 {
 	struct worker *w = arg;
 	const struct section *sec = w->sec;
+	long out[2], aborts, i;
 	struct rseq *rs;
-	long out[2], i;
 
 	__atomic_store_n(&w->tid, syscall(SYS_gettid), __ATOMIC_RELAXED);
 	rs = rseq_area();
 	w->failed = !rs || pin_to_cpu(w->cpu);
 	pthread_barrier_wait(&start);
 	for (i = 0; !w->failed && more_work(i); i++) {
-		w->aborts += sec->inc(counters, rs, out);
+		aborts = sec->inc(counters, rs, out);
+		if (aborts)
+			__atomic_add_fetch(&all_aborts, aborts, __ATOMIC_RELAXED);
+		w->aborts += aborts;
 		if (out[0] != sec->r8 + sec->r8_cpu * out[1])
 			w->wrong++;
 		__atomic_store_n(&w->commits, i + 1, __ATOMIC_RELAXED);
@@ -536,6 +546,7 @@ static void rseq_case(struct __test_metadata *_metadata, const struct section *s
 	}
 	/* One commit here: the probe is armed, and ours puts in its jump. */
 	aborts = sec->inc(counters, rs, out);
+	all_aborts = aborts;
 	commits = 1;
 	ASSERT_EQ(sec->r8 + sec->r8_cpu * out[1], out[0]);
 	if (sec->insn)
