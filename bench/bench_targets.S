@@ -167,7 +167,7 @@ bench_lea_rip:
 	 * The loop forms: the probe is on NAME_insn, run once a call; the
 	 * loop after it branches back to the instruction right after it,
 	 * three times, so that a probe that changed the bytes there would
-	 * show.  BEFORE and AFTER keep the stack as the instruction found it.
+	 * show.  bench_loop_end's UNDO puts the stack back as INSN found it.
 	 */
 	.macro	bench_loop name, insn:vararg
 	.globl	bench_loop_\name
