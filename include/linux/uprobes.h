@@ -33,6 +33,7 @@ struct notifier_block;
 struct page;
 struct pid;
 struct pt_regs;
+struct seq_file;
 struct task_struct;
 struct uprobe;
 struct uprobe_deferred;
@@ -261,8 +262,14 @@ bool uprobe_unregister_synced(unsigned long cookie);
 void __init uprobes_init(void);
 int uprobe_mmap(struct vm_area_struct *vma);
 void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+void uprobe_munmap_prepare(struct mm_struct *mm, unsigned long start, unsigned long end);
+int uprobe_proc_show(struct seq_file *m, struct task_struct *task);
 void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 void uprobe_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end);
+void uprobe_mprotect_write(struct mm_struct *mm, unsigned long start, unsigned long end);
+int uprobe_foreign_write(struct mm_struct *mm, unsigned long addr, unsigned long len);
+void uprobe_foreign_read(struct mm_struct *mm, unsigned long addr, void *buf,
+			 unsigned long len);
 void uprobe_start_dup_mmap(void);
 void uprobe_end_dup_mmap(void);
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
@@ -344,6 +351,8 @@ int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
  *   arch_uprobe_insn_len()	default: UPROBE_SWBP_INSN_SIZE (the length of
  *				the analysed instruction, for probes in
  *				anonymous memory, whose code may be rewritten)
+ *   arch_uprobe_exec_name()	default: "step" (how a hit carries the
+ *				instruction out, for /proc/PID/uprobes)
  * arm's set_swbp() writes a breakpoint with the instruction's condition
  * through uprobe_write_opcode(); this core writes UPROBE_SWBP_INSN, and
  * tells a breakpoint by is_swbp_insn().
@@ -394,6 +403,7 @@ bool is_trap_insn(uprobe_opcode_t *insn);
 unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len);
 void arch_uprobe_sync_mm(struct mm_struct *mm);
 unsigned int arch_uprobe_insn_len(struct arch_uprobe *auprobe);
+const char *arch_uprobe_exec_name(struct arch_uprobe *auprobe);
 int set_swbp(struct arch_uprobe *auprobe, struct mm_struct *mm, unsigned long vaddr);
 
 /*
@@ -470,8 +480,11 @@ static inline void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
  * arch_uprobe_can_jump() says whether a hit probe may be given a jump to
  * a stub (UPROBE_JUMP_BYTES at the probed address, arch_uprobe_jump())
  * in place of its breakpoint; arch_uprobe_jump_target() reads such a
- * jump back.  arch_uprobe_stub_code() is the code of a stub, which
- * enters the kernel by the uprobe syscall (-> uprobe_stub_hit(), which has
+ * jump back; arch_uprobe_pun_window() gives where a jump over an
+ * instruction shorter than it may lead without a change to the bytes
+ * after it (none: no such jump).  arch_uprobe_stub_code() is the code of
+ * a stub, which enters the kernel by the uprobe syscall
+ * (-> uprobe_stub_hit(), which has
  * arch_uprobe_stub_enter() put back what the stub saved), and may hold a
  * copy of the instruction at UPROBE_STUB_COPY; a stub lies within
  * arch_uprobe_stub_reach() bytes of its probed address.
@@ -496,6 +509,8 @@ size_t arch_uprobe_stub_code(struct arch_uprobe *auprobe, unsigned long vaddr,
 			     unsigned long stub, u8 *code, size_t *copy_len);
 void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code);
 unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr);
+bool arch_uprobe_pun_window(unsigned long vaddr, unsigned int len, const u8 *code,
+			    unsigned long *lo, unsigned long *hi);
 unsigned long arch_uprobe_stub_reach(void);
 bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset);
 bool arch_uprobe_stub_enter(struct pt_regs *regs, struct arch_uprobe_stub_saved *saved);
@@ -608,6 +623,32 @@ static inline void uprobe_mremap(struct vm_area_struct *vma, unsigned long start
 
 static inline void uprobe_mprotect(struct mm_struct *mm, unsigned long start,
 				   unsigned long end)
+{
+}
+
+static inline void uprobe_munmap_prepare(struct mm_struct *mm, unsigned long start,
+					 unsigned long end)
+{
+}
+
+static inline int uprobe_proc_show(struct seq_file *m, struct task_struct *task)
+{
+	return 0;
+}
+
+static inline void uprobe_mprotect_write(struct mm_struct *mm, unsigned long start,
+					 unsigned long end)
+{
+}
+
+static inline int uprobe_foreign_write(struct mm_struct *mm, unsigned long addr,
+				       unsigned long len)
+{
+	return 0;
+}
+
+static inline void uprobe_foreign_read(struct mm_struct *mm, unsigned long addr,
+				       void *buf, unsigned long len)
 {
 }
 

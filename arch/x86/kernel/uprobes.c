@@ -922,6 +922,21 @@ bool arch_uprobe_runs_direct(struct arch_uprobe *aup, struct pt_regs *regs)
 }
 
 /**
+ * arch_uprobe_exec_name - how a hit carries an instruction out
+ * @aup: the analysed instruction
+ *
+ * Return: "emulated"; "own-slot" for a copy run out of line with no step
+ * (arch_uprobe_runs_direct(), when the task is not being stepped); or
+ * "step".
+ */
+const char *arch_uprobe_exec_name(struct arch_uprobe *aup)
+{
+	if (aup->kind != UPROBE_KIND_STEP)
+		return "emulated";
+	return aup->fixups == UPROBE_FIX_IP ? "own-slot" : "step";
+}
+
+/**
  * arch_uprobe_xol_direct - code that runs the instruction out of line
  *	without a single-step trap (see arch_uprobe_runs_direct())
  * @aup: the probed instruction

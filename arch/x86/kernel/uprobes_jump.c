@@ -131,8 +131,9 @@ static const u8 uprobe_stub_sp_moved[UPROBE_STUB_WAY_OUT] = {
  * @regs: the registers of the task that hit it
  *
  * The instruction must be emulated or run out of line without a step
- * (RIP-relative or not), and at least as long as the jump (so that no
- * other instruction starts under it), the task a 64-bit one that
+ * (RIP-relative or not); one shorter than the jump gets a punned jump,
+ * whose bytes past it are those already there (the core's jumps.c).  The
+ * task must be a 64-bit one that
  * no debugger steps (the step trap would come in the stub), with no
  * shadow stack (a call emulated by the kernel would not update it).
  * Syscall user dispatch never sees the stub's syscall: it is taken before
@@ -142,11 +143,11 @@ static const u8 uprobe_stub_sp_moved[UPROBE_STUB_WAY_OUT] = {
  */
 bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
 {
-	if (aup->len < UPROBE_JUMP_BYTES || !user_64bit_mode(regs) ||
-	    (regs->flags & X86_EFLAGS_TF) || shstk_is_enabled())
+	if (!user_64bit_mode(regs) || (regs->flags & X86_EFLAGS_TF) || shstk_is_enabled())
 		return false;
 	switch (aup->kind) {
 	case UPROBE_KIND_NOP:
+	case UPROBE_KIND_PUSH:
 	case UPROBE_KIND_JMP:
 	case UPROBE_KIND_CALL:
 	case UPROBE_KIND_JCC:
@@ -246,6 +247,38 @@ unsigned long arch_uprobe_jump_target(const u8 *code, unsigned long vaddr)
 	if (code[0] != JMP32_INSN_OPCODE)
 		return 0;
 	return vaddr + UPROBE_JUMP_BYTES + get_unaligned((s32 *)&code[1]);
+}
+
+/**
+ * arch_uprobe_pun_window - where a jump over a short instruction may lead
+ * @vaddr: the probed address
+ * @len: the probed instruction's length
+ * @code: the UPROBE_JUMP_BYTES bytes at @vaddr, as the file has them
+ * @lo: set to the lowest target
+ * @hi: set to the highest
+ *
+ * A jmp rel32 written over an instruction of @len < UPROBE_JUMP_BYTES
+ * bytes runs on into the instructions after it.  Those bytes are left as
+ * they are: they are the high bytes of the rel32, and only its low
+ * @len - 1 bytes, inside the instruction, are free (instruction punning,
+ * as E9Patch does).  The targets are the 2^(8 * (@len - 1)) addresses
+ * from @lo; the fixed top byte gives their sign.  @lo may wrap below 0:
+ * the caller keeps to user addresses.
+ *
+ * Return: false if @len leaves no such window.
+ */
+bool arch_uprobe_pun_window(unsigned long vaddr, unsigned int len, const u8 *code,
+			    unsigned long *lo, unsigned long *hi)
+{
+	u32 rel = get_unaligned((u32 *)&code[1]);
+	u32 free_mask;
+
+	if (!len || len >= UPROBE_JUMP_BYTES)
+		return false;
+	free_mask = (u32)(BIT_ULL(8 * (len - 1)) - 1);
+	*lo = vaddr + UPROBE_JUMP_BYTES + (long)(s32)(rel & ~free_mask);
+	*hi = *lo + free_mask;
+	return true;
 }
 
 /**

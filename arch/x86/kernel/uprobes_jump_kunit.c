@@ -40,8 +40,9 @@ static void uprobe_test_can_jump(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&nop5, &regs));
 	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&riprel, &regs));
 	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&movimm, &regs));
-	/* too short; and an indirect call, whose push needs a fixup */
-	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&mov3, &regs));
+	/* shorter than the jump: a punned one */
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&mov3, &regs));
+	/* an indirect call, whose push needs a fixup */
 	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&callr, &regs));
 	regs.flags |= X86_EFLAGS_TF;
 	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&nop5, &regs));
@@ -158,9 +159,52 @@ static void uprobe_test_stub_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, regs.sp, TEST_KERNEL_SP);
 }
 
+/*
+ * A punned jump's window: every target in it, written as a jump, leaves
+ * the bytes after the instruction as they were, and none outside it does.
+ */
+static void uprobe_test_pun_window(struct kunit *test)
+{
+	static const u8 after[][4] = {
+		{ 0x48, 0x89, 0xe5, 0x41 },	/* mov %rsp,%rbp; push %r.. */
+		{ 0x00, 0x00, 0x00, 0x00 },
+		{ 0xff, 0xff, 0xff, 0x7f },	/* the highest positive rel32 */
+		{ 0x00, 0x00, 0x00, 0x80 },	/* the lowest negative one */
+		{ 0xc3, 0xcc, 0x90, 0xe8 },
+	};
+	unsigned long lo, hi, targets[3];
+	u8 code[UPROBE_JUMP_BYTES], jump[UPROBE_JUMP_BYTES];
+	unsigned int len, i, t;
+
+	for (i = 0; i < ARRAY_SIZE(after); i++) {
+		for (len = 1; len < UPROBE_JUMP_BYTES; len++) {
+			code[0] = 0x55;
+			memcpy(code + 1, after[i], 4);
+			KUNIT_ASSERT_TRUE(test, arch_uprobe_pun_window(TEST_BP, len, code, &lo, &hi));
+			KUNIT_EXPECT_EQ(test, hi - lo, (unsigned long)BIT_ULL(8 * (len - 1)) - 1);
+			targets[0] = lo;
+			targets[1] = lo + (hi - lo) / 2;
+			targets[2] = hi;
+			for (t = 0; t < ARRAY_SIZE(targets); t++) {
+				arch_uprobe_jump(TEST_BP, targets[t], jump);
+				KUNIT_EXPECT_MEMEQ(test, jump + len, code + len, UPROBE_JUMP_BYTES - len);
+				KUNIT_EXPECT_EQ(test, arch_uprobe_jump_target(jump, TEST_BP), targets[t]);
+			}
+			/* Just outside: a byte after the instruction would change. */
+			arch_uprobe_jump(TEST_BP, hi + 1, jump);
+			KUNIT_EXPECT_NE(test, memcmp(jump + len, code + len, UPROBE_JUMP_BYTES - len), 0);
+			arch_uprobe_jump(TEST_BP, lo - 1, jump);
+			KUNIT_EXPECT_NE(test, memcmp(jump + len, code + len, UPROBE_JUMP_BYTES - len), 0);
+		}
+	}
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_pun_window(TEST_BP, 0, code, &lo, &hi));
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_pun_window(TEST_BP, UPROBE_JUMP_BYTES, code, &lo, &hi));
+}
+
 static struct kunit_case uprobe_jump_test_cases[] = {
 	KUNIT_CASE(uprobe_test_can_jump),
 	KUNIT_CASE(uprobe_test_jump),
+	KUNIT_CASE(uprobe_test_pun_window),
 	KUNIT_CASE(uprobe_test_stub_riprel),
 	KUNIT_CASE(uprobe_test_stub_emulated),
 	KUNIT_CASE(uprobe_test_stub_exit),

@@ -274,8 +274,8 @@ static bool probe_in_range(struct uprobe *uprobe, const void *arg)
  * @end), in address order, each with a reference: all of them, whatever
  * memory there is.
  */
-static void visit_anon_probes(struct mm_struct *mm, unsigned long start, unsigned long end,
-			      void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx)
+void visit_anon_probes(struct mm_struct *mm, unsigned long start, unsigned long end,
+		       void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx)
 {
 	struct anon_range range = { mm, start, end };
 

@@ -223,6 +223,10 @@ static int install_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 	err = update_ref_ctr(uprobe, mm, 1);
 	if (err)
 		return err;
+	/* A punned jump before it would lead elsewhere with it. */
+	err = jumps_out_around(mm, vaddr);
+	if (err)
+		return err;
 	/* Before the breakpoint: a thread of @mm may trap on it at once. */
 	set_bit(MMF_HAS_UPROBES, &mm->flags);
 	err = text_batch_write(tb, vaddr, UPROBE_SWBP_INSN, false);
@@ -259,6 +263,7 @@ static int remove_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 	if (err)
 		return err;
 	update_ref_ctr(uprobe, mm, -1);
+	jumps_retry_around(mm, vaddr);
 	return 0;
 }
 
@@ -536,7 +541,8 @@ void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm)
  * New mappings and forks
  */
 
-static bool probe_in_vma(struct uprobe *uprobe, const void *vma)
+/* Whether @vma maps @uprobe's place in its file: a probe_match_fn. */
+bool probe_in_vma(struct uprobe *uprobe, const void *vma)
 {
 	return vma_maps((struct vm_area_struct *)vma, uprobe->inode, uprobe->offset);
 }

@@ -18,6 +18,7 @@
 #include <linux/ptrace.h>
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
+#include <linux/seq_file.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/security.h>
@@ -127,7 +128,10 @@ struct uprobe {
  * @stub_pages: the mm's stub pages (mmap_lock write; RCU readers); only
  *	ever added to until the mm goes
  * @nr_stub_pages: how many there are (mmap_lock write)
+ * @nr_hop_pages: how many of them are pages of hops (mmap_lock write)
  * @no_stubs: a stub could not be had: no more tries in this mm
+ * @no_pun: the addresses of this mm where a punned jump could not be
+ *	had (xa_mk_value(1)): no more tries there
  */
 struct xol_area {
 	unsigned long vaddr;
@@ -136,7 +140,9 @@ struct xol_area {
 	wait_queue_head_t wq;
 	struct list_head stub_pages;
 	unsigned int nr_stub_pages;
+	unsigned int nr_hop_pages;
 	bool no_stubs;
+	struct xarray no_pun;
 };
 
 extern struct srcu_struct uprobes_srcu;
@@ -308,6 +314,7 @@ int walk_batch(struct inode *inode, struct batch_probe *probes, unsigned int n,
 int walk_mappings(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void remove_from_mm(struct uprobe *uprobe, struct mm_struct *mm);
 void arm_new_vma(struct vm_area_struct *vma);
+bool probe_in_vma(struct uprobe *uprobe, const void *vma);
 void arm_fork_begin(void);
 void arm_fork_end(void);
 
@@ -317,6 +324,8 @@ struct uprobe *find_anon_uprobe(struct vm_area_struct *vma, unsigned long vaddr)
 int walk_anon(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void remove_from_anon(struct uprobe *uprobe);
 bool anon_insn_changed(struct uprobe *uprobe, unsigned long vaddr);
+void visit_anon_probes(struct mm_struct *mm, unsigned long start, unsigned long end,
+		       void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx);
 void anon_rewritten(struct uprobe *uprobe);
 void anon_munmap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 void anon_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
@@ -384,9 +393,20 @@ void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 /* stub_pages.c */
 void free_stub_pages(struct xol_area *area);
 void dup_stub_pages(struct xol_area *old, struct xol_area *area);
+void stub_pages_unmap(struct mm_struct *mm, struct xol_area *area, unsigned long start,
+		      unsigned long end);
+void stub_pages_show(struct seq_file *m, struct xol_area *area);
 /* jumps.c */
 bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr);
 int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn);
+int jumps_out_around(struct mm_struct *mm, unsigned long vaddr);
+void jumps_retry_around(struct mm_struct *mm, unsigned long vaddr);
+const char *jump_state(struct uprobe *uprobe, struct mm_struct *mm, struct pt_regs *regs,
+		       unsigned long vaddr, const char **why);
+bool jumps_in_range(struct mm_struct *mm, unsigned long addr, unsigned long len);
+void jumps_out_range(struct mm_struct *mm, unsigned long addr, unsigned long len);
+void jumps_mask_range(struct mm_struct *mm, unsigned long addr, void *buf,
+		      unsigned long len);
 void jumps_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr);
 void try_jump(struct uprobe *uprobe, unsigned long vaddr);
@@ -405,6 +425,15 @@ static inline void free_stub_pages(struct xol_area *area)
 {
 }
 
+static inline void stub_pages_unmap(struct mm_struct *mm, struct xol_area *area,
+				    unsigned long start, unsigned long end)
+{
+}
+
+static inline void stub_pages_show(struct seq_file *m, struct xol_area *area)
+{
+}
+
 static inline bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr)
 {
 	return false;
@@ -413,6 +442,39 @@ static inline bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr)
 static inline int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn)
 {
 	return 0;
+}
+
+static inline int jumps_out_around(struct mm_struct *mm, unsigned long vaddr)
+{
+	return 0;
+}
+
+static inline void jumps_retry_around(struct mm_struct *mm, unsigned long vaddr)
+{
+}
+
+static inline const char *jump_state(struct uprobe *uprobe, struct mm_struct *mm,
+				     struct pt_regs *regs, unsigned long vaddr,
+				     const char **why)
+{
+	*why = "no-jumps";
+	return "breakpoint";
+}
+
+static inline bool jumps_in_range(struct mm_struct *mm, unsigned long addr,
+				  unsigned long len)
+{
+	return false;
+}
+
+static inline void jumps_out_range(struct mm_struct *mm, unsigned long addr,
+				   unsigned long len)
+{
+}
+
+static inline void jumps_mask_range(struct mm_struct *mm, unsigned long addr, void *buf,
+				    unsigned long len)
+{
 }
 
 static inline bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr)

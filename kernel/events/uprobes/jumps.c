@@ -36,58 +36,260 @@ bool read_jump_bytes(struct mm_struct *mm, unsigned long vaddr, u8 *code)
 	       !read_mm_bytes(mm, vaddr, code, UPROBE_JUMP_BYTES, NULL);
 }
 
-/* Whether the code at @vaddr of @mm is a jump to its stub. */
-bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr)
+/**
+ * arch_uprobe_pun_window - where a jump over a short instruction may lead
+ * @vaddr: the probed address
+ * @len: the probed instruction's length, less than UPROBE_JUMP_BYTES
+ * @code: the UPROBE_JUMP_BYTES bytes at @vaddr, as in the file
+ * @lo: set to the lowest target
+ * @hi: set to the highest
+ *
+ * The default: an architecture that does not pun jumps has none.
+ *
+ * Return: false if there is no window.
+ */
+bool __weak arch_uprobe_pun_window(unsigned long vaddr, unsigned int len, const u8 *code,
+				   unsigned long *lo, unsigned long *hi)
+{
+	return false;
+}
+
+/* The bytes of the jump of @site that are the probed instruction's own. */
+static unsigned int jump_own_bytes(const struct stub_site *site)
+{
+	return min_t(unsigned long, site->next - site->vaddr, UPROBE_JUMP_BYTES);
+}
+
+/*
+ * The site of the jump at @vaddr of @mm: to its stub, or punned, to its
+ * hop; NULL if the code there is no such jump.
+ */
+static struct stub_site *jump_site(struct mm_struct *mm, unsigned long vaddr)
 {
 	u8 code[UPROBE_JUMP_BYTES];
+	struct stub_site *site;
+	unsigned long target;
 
-	return read_jump_bytes(mm, vaddr, code) &&
-	       stub_starting_at(mm, arch_uprobe_jump_target(code, vaddr));
+	if (!read_jump_bytes(mm, vaddr, code))
+		return NULL;
+	target = arch_uprobe_jump_target(code, vaddr);
+	if (!target)
+		return NULL;
+	site = stub_starting_at(mm, target) ?: hop_at(mm, target);
+	return site && site->vaddr == vaddr ? site : NULL;
+}
+
+/* Whether the code at @vaddr of @mm is a jump to its stub, or to its hop. */
+bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr)
+{
+	return jump_site(mm, vaddr);
+}
+
+/*
+ * Where the jump of @uprobe at @vaddr of @mm leads: its stub for an
+ * instruction as long as the jump; for a shorter one, a hop in the window
+ * the bytes after it leave (arch_uprobe_pun_window()), which leads to the
+ * stub.  0 if there is none.  A place that failed is not tried again.
+ */
+static unsigned long jump_target(struct uprobe *uprobe, struct mm_struct *mm,
+				 struct xol_area *area, unsigned long vaddr)
+{
+	unsigned long lo, hi, hop, stub;
+
+	if (uprobe->arch.len >= UPROBE_JUMP_BYTES)
+		return get_stub(mm, area, uprobe, vaddr, 0);
+	if (!arch_uprobe_pun_window(vaddr, uprobe->arch.len, (const u8 *)&uprobe->arch.insn,
+				    &lo, &hi))
+		return 0;
+	hop = get_old_hop(mm, area, uprobe, vaddr);
+	if (hop && hop >= lo && hop <= hi)
+		return hop;
+	hop = get_hop(mm, area, lo, hi);
+	stub = hop ? get_stub(mm, area, uprobe, vaddr, hop) : 0;
+	if (!stub) {
+		xa_store(&area->no_pun, vaddr, xa_mk_value(1), GFP_KERNEL);
+		return 0;
+	}
+	set_hop(mm, area, hop, stub);
+	return hop;
 }
 
 /*
  * Replaces the breakpoint of @uprobe at @vaddr of @mm with a jump to a
  * stub, in the order that leaves no torn instruction (see the top of this
- * file).
+ * file).  Only the instruction's own bytes change: a punned jump's last
+ * bytes are those already there.  All of them must be as in the file: no
+ * breakpoint of a probe near, no jump, no change by the process.
  */
 static void write_jump(struct uprobe *uprobe, struct mm_struct *mm,
 		       struct xol_area *area, unsigned long vaddr)
 {
 	u8 now[UPROBE_JUMP_BYTES], jump[UPROBE_JUMP_BYTES];
-	unsigned long stub;
+	unsigned int own = min_t(unsigned int, uprobe->arch.len, UPROBE_JUMP_BYTES);
+	unsigned long target;
 
 	mmap_assert_write_locked(mm);
 
-	if (!read_jump_bytes(mm, vaddr, now) || now[0] != UPROBE_SWBP_INSN ||
-	    memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1))
+	if (!read_jump_bytes(mm, vaddr, now) || now[0] != UPROBE_SWBP_INSN)
 		return;
-	stub = get_stub(mm, area, uprobe, vaddr);
-	if (!stub)
+	if (memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1)) {
+		/* Until a breakpoint after it goes (jumps_retry_around()). */
+		if (own < UPROBE_JUMP_BYTES)
+			xa_store(&area->no_pun, vaddr, xa_mk_value(1), GFP_KERNEL);
 		return;
-	arch_uprobe_jump(vaddr, stub, jump);
-	if (write_mm_text(mm, vaddr + 1, jump + 1, UPROBE_JUMP_BYTES - 1))
+	}
+	target = jump_target(uprobe, mm, area, vaddr);
+	if (!target)
 		return;
-	if (write_mm_text(mm, vaddr, jump, 1))
-		write_mm_text(mm, vaddr + 1, now + 1, UPROBE_JUMP_BYTES - 1);
+	arch_uprobe_jump(vaddr, target, jump);
+	if (WARN_ON_ONCE(memcmp(jump + own, now + own, UPROBE_JUMP_BYTES - own)))
+		return;
+	if (own > 1 && write_mm_text(mm, vaddr + 1, jump + 1, own - 1))
+		return;
+	if (write_mm_text(mm, vaddr, jump, 1) && own > 1)
+		write_mm_text(mm, vaddr + 1, now + 1, own - 1);
 }
 
 /*
  * Puts the breakpoint back in place of a jump to a stub at @vaddr of @mm,
- * with the bytes of @insn after it.
+ * with the bytes of @insn after it: those of the probed instruction (a
+ * punned jump's others never changed).
  */
 int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn)
 {
 	uprobe_opcode_t swbp = UPROBE_SWBP_INSN;
+	struct stub_site *site;
+	unsigned int own;
 	int err;
 
 	mmap_assert_write_locked(mm);
 
-	if (!has_stub_jump(mm, vaddr))
+	site = jump_site(mm, vaddr);
+	if (!site)
 		return 0;
+	own = jump_own_bytes(site);
 	err = write_mm_text(mm, vaddr, &swbp, sizeof(swbp));
-	if (err)
+	if (err || own == 1)
 		return err;
-	return write_mm_text(mm, vaddr + 1, insn + 1, UPROBE_JUMP_BYTES - 1);
+	return write_mm_text(mm, vaddr + 1, insn + 1, own - 1);
+}
+
+/*
+ * A breakpoint is about to be written at @vaddr of @mm: a punned jump
+ * whose bytes hold @vaddr would lead elsewhere.  Such jumps are taken
+ * out first; both probes then stay on their breakpoints (write_jump()
+ * finds the other's breakpoint in its bytes).
+ */
+int jumps_out_around(struct mm_struct *mm, unsigned long vaddr)
+{
+	struct xol_area *area = mm_xol_area(mm);
+	struct stub_site *site;
+	struct stub_page *sp;
+	unsigned int i;
+	int err = 0;
+
+	if (!area)
+		return 0;
+	mmap_assert_write_locked(mm);
+
+	for_each_stub_site(area, sp, i, site) {
+		if (site->hop && vaddr > site->vaddr &&
+		    vaddr < site->vaddr + UPROBE_JUMP_BYTES)
+			err = err ?: take_jump_out(mm, site->vaddr, site->insn);
+	}
+	return err;
+}
+
+/*
+ * The breakpoint at @vaddr of @mm is gone: the places before it that it
+ * kept from a punned jump may have one again.
+ */
+void jumps_retry_around(struct mm_struct *mm, unsigned long vaddr)
+{
+	struct xol_area *area = mm_xol_area(mm);
+	unsigned long p;
+
+	if (!area || vaddr < UPROBE_JUMP_BYTES)
+		return;
+	for (p = vaddr - (UPROBE_JUMP_BYTES - 1); p < vaddr; p++)
+		xa_erase(&area->no_pun, p);
+}
+
+/* Whether the jump bytes of @site meet [@addr, @addr + @len). */
+static bool site_meets(const struct stub_site *site, unsigned long addr, unsigned long len)
+{
+	return site->vaddr < addr + len && addr < site->vaddr + UPROBE_JUMP_BYTES;
+}
+
+/*
+ * Whether a stub of @mm was made for a place whose jump bytes meet
+ * [@addr, @addr + @len): a jump may be there.  Takes no lock.
+ */
+bool jumps_in_range(struct mm_struct *mm, unsigned long addr, unsigned long len)
+{
+	struct xol_area *area = mm_xol_area(mm);
+	struct stub_site *site;
+	struct stub_page *sp;
+	bool found = false;
+	unsigned int i;
+
+	if (!area)
+		return false;
+	rcu_read_lock();
+	for_each_stub_site(area, sp, i, site)
+		found = found || site_meets(site, addr, len);
+	rcu_read_unlock();
+	return found;
+}
+
+/* Takes out the jumps of @mm whose bytes meet [@addr, @addr + @len). */
+void jumps_out_range(struct mm_struct *mm, unsigned long addr, unsigned long len)
+{
+	struct xol_area *area = mm_xol_area(mm);
+	struct stub_site *site;
+	struct stub_page *sp;
+	unsigned int i;
+
+	if (!area)
+		return;
+	mmap_assert_write_locked(mm);
+
+	for_each_stub_site(area, sp, i, site)
+		if (site_meets(site, addr, len))
+			take_jump_out(mm, site->vaddr, site->insn);
+}
+
+/*
+ * @buf holds the @len bytes at @addr of @mm (mmap_lock held): the bytes
+ * of each jump there become those of the breakpoint it stands for.
+ */
+void jumps_mask_range(struct mm_struct *mm, unsigned long addr, void *buf,
+		      unsigned long len)
+{
+	uprobe_opcode_t swbp = UPROBE_SWBP_INSN;
+	struct xol_area *area = mm_xol_area(mm);
+	struct stub_site *site;
+	struct stub_page *sp;
+	unsigned long p, end;
+	unsigned int i;
+	u8 byte;
+
+	if (!area || !jumps_in_range(mm, addr, len))
+		return;
+	mmap_assert_locked(mm);
+
+	for_each_stub_site(area, sp, i, site) {
+		if (!site_meets(site, addr, len) || jump_site(mm, site->vaddr) != site)
+			continue;
+		end = site->vaddr + jump_own_bytes(site);
+		for (p = max(addr, site->vaddr); p < min(addr + len, end); p++) {
+			if (p - site->vaddr < UPROBE_SWBP_INSN_SIZE)
+				byte = ((u8 *)&swbp)[p - site->vaddr];
+			else
+				byte = site->insn[p - site->vaddr];
+			((u8 *)buf)[p - addr] = byte;
+		}
+	}
 }
 
 /*
@@ -108,14 +310,11 @@ void jumps_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long
 		return;
 	mmap_assert_write_locked(mm);
 
-	list_for_each_entry(sp, &area->stub_pages, node) {
-		for (i = 0; i < sp->used; i++) {
-			site = &sp->sites[i];
-			if (site->vaddr < start || site->vaddr >= end)
-				continue;
-			WRITE_ONCE(site->moved, true);
-			take_jump_out(mm, site->vaddr, site->insn);
-		}
+	for_each_stub_site(area, sp, i, site) {
+		if (site->vaddr < start || site->vaddr >= end)
+			continue;
+		WRITE_ONCE(site->moved, true);
+		take_jump_out(mm, site->vaddr, site->insn);
 	}
 }
 
@@ -144,6 +343,14 @@ static bool jumps_wanted(struct uprobe *uprobe)
 	return wanted;
 }
 
+/* Whether a punned jump was not found impossible at @vaddr of this mm. */
+static bool may_pun(unsigned long vaddr)
+{
+	struct xol_area *area = mm_xol_area(current->mm);
+
+	return !area || !xa_load(&area->no_pun, vaddr);
+}
+
 /*
  * Whether @uprobe may have a jump at @vaddr, for the task whose registers
  * at the probed instruction are @regs.
@@ -158,7 +365,74 @@ bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr)
 	return uprobe->inode && smp_load_acquire(&uprobe->insn_state) == INSN_READY &&
 	       arch_uprobe_can_jump(&uprobe->arch, regs) &&
 	       offset_in_page(vaddr) <= PAGE_SIZE - UPROBE_JUMP_BYTES &&
+	       (uprobe->arch.len >= UPROBE_JUMP_BYTES || may_pun(vaddr)) &&
 	       jumps_wanted(uprobe);
+}
+
+/*
+ * Why @uprobe at @vaddr of @mm (mmap_lock held), whose text holds no jump,
+ * has none, as far as it can be told without a hit; NULL if its next hit
+ * may make one.  @regs: the registers of one of @mm's tasks.
+ */
+static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
+			       struct pt_regs *regs, unsigned long vaddr)
+{
+	struct xol_area *area = mm_xol_area(mm);
+	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
+	u8 now[UPROBE_JUMP_BYTES];
+
+	if (!uprobe->inode)
+		return "anonymous-memory";
+	if (!READ_ONCE(uprobe_jumps_on))
+		return "jumps-off";
+	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
+		return "not-analysed";
+	if (!arch_uprobe_can_jump(&uprobe->arch, regs))
+		return "instruction";
+	if (READ_ONCE(uprobe->stub_refused))
+		return "no-copy-in-reach";
+	if (!jumps_wanted(uprobe))
+		return "nojump-consumer";
+	if (offset_in_page(vaddr) > PAGE_SIZE - UPROBE_JUMP_BYTES)
+		return "page-end";
+	if (area && READ_ONCE(area->no_stubs))
+		return "stub-limit";
+	if (uprobe->arch.len >= UPROBE_JUMP_BYTES)
+		return NULL;
+	if (!vma || (vma->vm_flags & VM_WRITE) || vaddr + UPROBE_JUMP_BYTES > vma->vm_end)
+		return "writable-or-map-end";
+	if (!read_jump_bytes(mm, vaddr, now) ||
+	    memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1))
+		return "text-differs";
+	if (area && xa_load(&area->no_pun, vaddr))
+		return "no-window";
+	return NULL;
+}
+
+/**
+ * jump_state - how hits on a probe come in, in an mm
+ * @uprobe: the probe
+ * @mm: the mm, mmap_lock held
+ * @regs: the registers of one of @mm's tasks
+ * @vaddr: where @uprobe is in @mm
+ * @why: set, for a breakpoint, to why it has no jump: NULL if its next
+ *	hit may give it one
+ *
+ * Return: "jump" (to a stub), "punned-jump" (over an instruction shorter
+ * than it, through a hop) or "breakpoint".
+ */
+const char *jump_state(struct uprobe *uprobe, struct mm_struct *mm, struct pt_regs *regs,
+		       unsigned long vaddr, const char **why)
+{
+	struct stub_site *site = jump_site(mm, vaddr);
+
+	mmap_assert_locked(mm);
+
+	*why = NULL;
+	if (site)
+		return site->hop ? "punned-jump" : "jump";
+	*why = why_no_jump(uprobe, mm, regs, vaddr);
+	return "breakpoint";
 }
 
 /*
@@ -177,8 +451,14 @@ void try_jump(struct uprobe *uprobe, unsigned long vaddr)
 	if (!area || READ_ONCE(area->no_stubs) || mmap_write_lock_killable(mm))
 		return;
 	vma = vma_lookup(mm, vaddr);
+	/*
+	 * A punned jump's last bytes are the next instructions': they stay
+	 * within the mapping, which no store of the process may change.
+	 */
 	if (vma && valid_vma(vma, true) && vma_maps(vma, uprobe->inode, uprobe->offset) &&
 	    offset_to_vaddr(vma, uprobe->offset) == vaddr && uprobe_is_live(uprobe) &&
+	    (uprobe->arch.len >= UPROBE_JUMP_BYTES ||
+	     (!(vma->vm_flags & VM_WRITE) && vaddr + UPROBE_JUMP_BYTES <= vma->vm_end)) &&
 	    jumps_wanted(uprobe))
 		write_jump(uprobe, mm, area, vaddr);
 	mmap_write_unlock(mm);
@@ -191,22 +471,19 @@ void try_jump(struct uprobe *uprobe, unsigned long vaddr)
 static struct stub_site *site_around(struct xol_area *area, unsigned long ip,
 				     unsigned long *offset)
 {
-	struct stub_site *site = NULL;
+	struct stub_site *site, *found = NULL;
 	struct stub_page *sp;
-	unsigned int i, used;
+	unsigned int i;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(sp, &area->stub_pages, node) {
-		/* Pairs with the release in add_stub(): the sites are filled in. */
-		used = smp_load_acquire(&sp->used);
-		for (i = 0; i < used && !site; i++) {
-			*offset = ip - sp->sites[i].vaddr;
-			if (*offset && *offset < UPROBE_JUMP_BYTES)
-				site = &sp->sites[i];
+	for_each_stub_site(area, sp, i, site) {
+		if (!found && ip > site->vaddr && ip < site->vaddr + jump_own_bytes(site)) {
+			*offset = ip - site->vaddr;
+			found = site;
 		}
 	}
 	rcu_read_unlock();
-	return site;
+	return found;
 }
 
 /* Whether a signal of a fault or trap is pending for the current task. */
@@ -229,7 +506,6 @@ void jump_fault_report(struct pt_regs *regs)
 	unsigned long ip = instruction_pointer(regs), offset;
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
-	u8 code[UPROBE_JUMP_BYTES];
 	struct stub_site *site;
 	struct xol_area *area;
 
@@ -237,13 +513,12 @@ void jump_fault_report(struct pt_regs *regs)
 		return;
 	area = mm_xol_area(mm);
 	site = area ? site_around(area, ip, &offset) : NULL;
-	if (!site || copy_from_user(code, (void __user *)site->vaddr, sizeof(code)) ||
-	    !stub_starting_at(mm, arch_uprobe_jump_target(code, site->vaddr)) ||
-	    test_and_set_bit(0, &site->reported))
+	if (!site)
 		return;
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, site->vaddr);
-	if (vma && vma->vm_file)
+	if (vma && vma->vm_file && jump_site(mm, site->vaddr) == site &&
+	    !test_and_set_bit(0, &site->reported))
 		pr_warn_ratelimited("uprobes: pid %d (%s): a fault at 0x%lx, %lu bytes into the jump that stands for the probe on %pD at 0x%llx: the program branches into the probed instruction; debug.uprobes-jumps=0, or a probe without jumps, keeps its bytes\n",
 				    current->pid, current->comm, ip, offset, vma->vm_file,
 				    site->offset);

@@ -41,6 +41,27 @@ void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned lon
 }
 
 /**
+ * uprobe_munmap_prepare - a range of an mm is about to be unmapped
+ * @mm: the mm, whose mmap_lock is held for writing
+ * @start: start of the range (munmap(), a MAP_FIXED mapping over it, the
+ *	place an mremap() moves to)
+ * @end: its end
+ *
+ * Before the vmas go: the jumps that lead into a stub page of the range
+ * give way to their breakpoints (stub_pages_unmap()).
+ */
+void uprobe_munmap_prepare(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct xol_area *area;
+
+	if (!test_bit(MMF_HAS_UPROBES, &mm->flags))
+		return;
+	area = mm_xol_area(mm);
+	if (area)
+		stub_pages_unmap(mm, area, start, end);
+}
+
+/**
  * uprobe_mremap - text is about to move
  * @vma: the mapping it is in, its mm's mmap_lock held for writing
  * @start: start of the range that moves
@@ -67,6 +88,69 @@ void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned lon
 void uprobe_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
 	anon_mprotect(mm, start, end);
+}
+
+/**
+ * uprobe_mprotect_write - a range of an mm is about to become writable
+ * @mm: the mm, whose mmap_lock is held for writing
+ * @start: start of the range
+ * @end: its end
+ *
+ * Before the new protection: a store of the process there must find no
+ * jump to a stub in the bytes it changes (a punned jump's last bytes are
+ * the next instructions').  The jumps of the range give way to their
+ * breakpoints; the text written then gets a jump again only once it is
+ * as the file has it, and not writable.
+ */
+void uprobe_mprotect_write(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	mmap_assert_write_locked(mm);
+	jumps_out_range(mm, start, end - start);
+}
+
+/**
+ * uprobe_foreign_write - another task is about to write into an mm
+ * @mm: the mm, whose mmap_lock the writer holds for reading
+ * @addr: where
+ * @len: how many bytes
+ *
+ * ptrace, /proc/PID/mem and process_vm_writev() on a mapping ptrace may
+ * write (__access_remote_vm()): the jumps to stubs whose bytes the write
+ * meets are taken out first, so that a debugger's breakpoint after a
+ * punned jump does not change where that jump leads.  Takes mmap_lock
+ * for writing meanwhile, and gives it back for reading.
+ *
+ * Return: 0, or -EINTR if the writer was killed (the lock is then not held).
+ */
+int uprobe_foreign_write(struct mm_struct *mm, unsigned long addr, unsigned long len)
+{
+	if (!test_bit(MMF_HAS_UPROBES, &mm->flags) || !jumps_in_range(mm, addr, len))
+		return 0;
+	mmap_read_unlock(mm);
+	if (mmap_write_lock_killable(mm))
+		return -EINTR;
+	jumps_out_range(mm, addr, len);
+	mmap_write_downgrade(mm);
+	return 0;
+}
+
+/**
+ * uprobe_foreign_read - another task read @len bytes at @addr of @mm
+ * @mm: the mm, whose mmap_lock the reader holds for reading
+ * @addr: where
+ * @buf: what it read
+ * @len: how many bytes
+ *
+ * The bytes of a jump to a stub read as the breakpoint and the original
+ * bytes it stands for: what taking it out would leave.  A debugger that
+ * reads a word, changes a byte and writes it back never writes a jump's
+ * bytes back after uprobe_foreign_write() took it out.
+ */
+void uprobe_foreign_read(struct mm_struct *mm, unsigned long addr, void *buf,
+			 unsigned long len)
+{
+	if (test_bit(MMF_HAS_UPROBES, &mm->flags))
+		jumps_mask_range(mm, addr, buf, len);
 }
 
 /**

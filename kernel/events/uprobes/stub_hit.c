@@ -30,6 +30,9 @@ static noinline unsigned long moved_stub_source(struct stub_site *site, unsigned
 	struct vma_iterator vmi;
 	u8 code[UPROBE_JUMP_BYTES];
 
+	/* A punned jump leads to the site's hop, which leads to @stub. */
+	stub = READ_ONCE(site->hop) ?: stub;
+
 	if (!copy_from_user(code, (void __user *)vaddr, sizeof(code)) &&
 	    arch_uprobe_jump_target(code, vaddr) == stub)
 		return vaddr;
@@ -154,9 +157,9 @@ bool uprobe_is_stub(unsigned long addr)
  * uprobe_stub_step_trap - a single-step trap in user mode, not ours
  * @regs: the task's registers
  *
- * A debugger stepped the task over a jump to a stub: the trap is taken for
- * the breakpoint the jump stands for, so that the debugger sees the probed
- * instruction done in one step, and never the stub.  Runs in the #DB
+ * A debugger stepped the task over a jump to a stub, or to a hop: the trap
+ * is taken for the breakpoint the jump stands for, so that the debugger
+ * sees the probed instruction done in one step, and never the stub.  Runs in the #DB
  * handler: takes no lock.
  *
  * Return: true when the trap was at the entry of a stub.
@@ -168,7 +171,8 @@ bool uprobe_stub_step_trap(struct pt_regs *regs)
 
 	if (!mm || !test_bit(MMF_HAS_UPROBES, &mm->flags))
 		return false;
-	site = stub_starting_at(mm, instruction_pointer(regs));
+	site = stub_starting_at(mm, instruction_pointer(regs)) ?:
+	       hop_at(mm, instruction_pointer(regs));
 	if (!site)
 		return false;
 	instruction_pointer_set(regs, site->vaddr + UPROBE_SWBP_INSN_SIZE);

@@ -13,6 +13,7 @@
 
 #define STUBS_PER_PAGE		(PAGE_SIZE / UPROBE_STUB_BYTES)
 #define STUB_PAGES_MAX		16	/* per mm */
+#define HOP_PAGES_MAX		64	/* per mm */
 
 /**
  * struct stub_site - the probed place a stub serves
@@ -23,6 +24,9 @@
  * @offset: the probed offset in @inode
  * @insn: the instruction the stub was made for
  * @len: the length of the stub's copy of it, 0 if it has none
+ * @hop: where the jump at @vaddr leads, when it is a punned jump over an
+ *	instruction shorter than it (a hop to the stub there); 0 when it
+ *	leads to the stub itself
  * @moved: mremap() moved the text at @vaddr since (set under mmap_lock
  *	for writing, never cleared): stub_source() must look for the jump
  * @reported: bit 0: a fault inside the jump was logged (jump_fault_report())
@@ -34,25 +38,60 @@ struct stub_site {
 	loff_t offset;
 	u8 insn[MAX_UINSN_BYTES];
 	u8 len;
+	unsigned long hop;
 	bool moved;
 	unsigned long reported;
 };
+
+/**
+ * struct stub_hop - a jump to a stub, where a punned jump leads
+ * @vaddr: its address (the punned jump's target)
+ * @stub: the stub it jumps to
+ */
+struct stub_hop {
+	unsigned long vaddr;
+	unsigned long stub;
+};
+
+#define HOPS_PER_PAGE	(STUBS_PER_PAGE * sizeof(struct stub_site) / sizeof(struct stub_hop))
 
 /**
  * struct stub_page - a page of stubs, mapped within reach of its sites
  * @node: in xol_area.stub_pages
  * @vaddr: where the page is mapped in the mm
  * @page: the page
- * @used: the stubs handed out, in order (release: @sites is set first)
+ * @used: the stubs or hops handed out, in order (release: each is set
+ *	first)
+ * @hops: a page of hops (@hop), not of stubs (@sites)
+ * @gone: the process unmapped it (mmap_lock write; RCU readers): no jump
+ *	leads there any more, nothing is handed out of it, no address
+ *	is found in it
  * @sites: what each stub serves
+ * @hop: the hops, in no order
  */
 struct stub_page {
 	struct list_head node;
 	unsigned long vaddr;
 	struct page *page;
 	unsigned int used;
-	struct stub_site sites[STUBS_PER_PAGE];
+	bool hops;
+	bool gone;
+	union {
+		struct stub_site sites[STUBS_PER_PAGE];
+		struct stub_hop hop[HOPS_PER_PAGE];
+	};
 };
+
+/*
+ * Each @site (the @i-th) handed out of the stub pages @sp of @area that
+ * are in use, pages of hops left out; under rcu_read_lock() or the mm's
+ * mmap_lock.
+ */
+#define for_each_stub_site(area, sp, i, site)					\
+	list_for_each_entry_rcu(sp, &(area)->stub_pages, node, true)		\
+		for ((i) = 0; !(sp)->hops && !READ_ONCE((sp)->gone) &&		\
+			      (i) < smp_load_acquire(&(sp)->used) &&		\
+			      ((site) = &(sp)->sites[i], true); (i)++)
 
 /* stub_pages.c */
 struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
@@ -60,7 +99,14 @@ struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
 struct stub_site *stub_starting_at(struct mm_struct *mm, unsigned long addr);
 bool site_serves(struct stub_site *site, struct uprobe *uprobe, unsigned long vaddr);
 unsigned long get_stub(struct mm_struct *mm, struct xol_area *area,
-		       struct uprobe *uprobe, unsigned long vaddr);
+		       struct uprobe *uprobe, unsigned long vaddr, unsigned long hop);
+unsigned long get_hop(struct mm_struct *mm, struct xol_area *area,
+		      unsigned long lo, unsigned long hi);
+unsigned long get_old_hop(struct mm_struct *mm, struct xol_area *area,
+			  struct uprobe *uprobe, unsigned long vaddr);
+void set_hop(struct mm_struct *mm, struct xol_area *area, unsigned long hop,
+	     unsigned long stub);
+struct stub_site *hop_at(struct mm_struct *mm, unsigned long addr);
 
 /* jumps.c */
 bool read_jump_bytes(struct mm_struct *mm, unsigned long vaddr, u8 *code);

@@ -60,6 +60,7 @@ static void free_xol_area(struct xol_area *area)
 	int i;
 
 	free_stub_pages(area);
+	xa_destroy(&area->no_pun);
 	for (i = 0; i < XOL_PAGES_MAX; i++)
 		if (area->pages[i])
 			__free_page(area->pages[i]);
@@ -114,6 +115,7 @@ static struct xol_area *alloc_xol_area(unsigned long vaddr)
 	area->vaddr = vaddr;
 	init_waitqueue_head(&area->wq);
 	INIT_LIST_HEAD(&area->stub_pages);
+	xa_init(&area->no_pun);
 	tramp = arch_uprobe_trampoline(&len);
 	/* At 0, by the contract: the architecture adds nothing after it. */
 	arch_uprobe_copy_ixol(area->pages[0], 0, tramp,

@@ -49,7 +49,8 @@ extern const unsigned char sig_div_insn[], sig_copy_insn[];
  * jump_movrip(x) = x + 7, sub $0x100 from rsp (imm32) in jump_subrsp(x) =
  * x + 4, and a load of the thread pointer from %fs:0 in jump_fs(x) = tp + x.
  * jump_on_stack(fn, x, sp) calls fn(x) with the stack pointer at sp.
- * jump_never(x) = x + 1 starts with a push, which never jumps.
+ * jump_never(x) = x + 1 starts with a push, which has no jump of its
+ * own (a punned one, if its window allows: see pun_nop() below).
  */
 long jump_nop(long x);
 long jump_never(long x);
@@ -65,6 +66,31 @@ long jump_movrip(long x);
 long jump_subrsp(long x);
 long jump_fs(long x);
 extern const unsigned char jump_redzone_insn[], jump_regs_insn[], jump_jcc_insn[];
+
+/*
+ * uprobe_jump.c: functions that start with an instruction of 1 to 4 bytes,
+ * which ours enters by a punned jump: pun_nop(x) = x + 1 after a nop,
+ * pun_push_rbp(x) = x + 1 after push %rbp, pun_push_r15(x) = x + 2,
+ * pun_mov_rdi_rax(x) = x + 3, pun_sub_rsp(x) = x + 4 after sub $8,%rsp,
+ * pun_endbr64(x) = x + 1.  pun_loop_NAME(x) = x + 3 runs the same
+ * instruction at pun_loop_NAME_insn once, then a loop that branches back
+ * to the two instructions right after it.
+ */
+long pun_nop(long x);
+long pun_push_rbp(long x);
+long pun_push_r15(long x);
+long pun_mov_rdi_rax(long x);
+long pun_sub_rsp(long x);
+long pun_endbr64(long x);
+long pun_loop_nop(long x);
+long pun_loop_push_rbp(long x);
+long pun_loop_push_r15(long x);
+long pun_loop_mov_rdi_rax(long x);
+long pun_loop_sub_rsp(long x);
+long pun_loop_endbr64(long x);
+extern const unsigned char pun_loop_nop_insn[], pun_loop_push_rbp_insn[];
+extern const unsigned char pun_loop_push_r15_insn[], pun_loop_mov_rdi_rax_insn[];
+extern const unsigned char pun_loop_sub_rsp_insn[], pun_loop_endbr64_insn[];
 
 /*
  * uprobe_jump.c: jump_keep_NAME() loads the 15 general registers but rsp,

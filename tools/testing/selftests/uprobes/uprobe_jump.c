@@ -37,6 +37,7 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -214,6 +215,96 @@ asm(".pushsection .text\n"
 	".popsection\n");
 
 /*
+ * Instructions of 1 to 4 bytes, entered by a punned jump on ours: a jump
+ * whose last bytes are those of the instructions after the probed one, so
+ * that they never change.  Those bytes choose where the jump leads; here
+ * the fifth byte from the probed address is 0x85 or more (test %edi,%edi
+ * or a REX prefix before one), so that the jump leads below the program,
+ * a PIE, where any layout of the address space leaves room.  pun_loop_X
+ * probes X at pun_loop_X_insn and branches back to the instruction after
+ * it and to the one after that (both within the jump's bytes for the
+ * shorter ones): a pun that changed them would compute wrong or crash.
+ */
+asm(".pushsection .text\n"
+	".globl pun_nop, pun_push_rbp, pun_push_r15, pun_mov_rdi_rax\n"
+	".globl pun_sub_rsp, pun_endbr64\n"
+	".type pun_nop, @function\n"
+	"pun_nop:\n"
+	"	nop\n"
+	"	mov %rdi, %rax\n"
+	"	test %edi, %edi\n"
+	"	add $1, %rax\n"
+	"	ret\n"
+	".size pun_nop, .-pun_nop\n"
+	".type pun_push_rbp, @function\n"
+	"pun_push_rbp:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	test %edi, %edi\n"
+	"	lea 1(%rdi), %rax\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size pun_push_rbp, .-pun_push_rbp\n"
+	".type pun_push_r15, @function\n"
+	"pun_push_r15:\n"
+	"	push %r15\n"
+	"	mov %rdi, %rax\n"
+	"	add $2, %rax\n"
+	"	pop %r15\n"
+	"	ret\n"
+	".size pun_push_r15, .-pun_push_r15\n"
+	".type pun_mov_rdi_rax, @function\n"
+	"pun_mov_rdi_rax:\n"
+	"	mov %rdi, %rax\n"
+	"	test %edi, %edi\n"
+	"	add $3, %rax\n"
+	"	ret\n"
+	".size pun_mov_rdi_rax, .-pun_mov_rdi_rax\n"
+	".type pun_sub_rsp, @function\n"
+	"pun_sub_rsp:\n"
+	"	sub $8, %rsp\n"
+	"	test %edi, %edi\n"
+	"	lea 4(%rdi), %rax\n"
+	"	add $8, %rsp\n"
+	"	ret\n"
+	".size pun_sub_rsp, .-pun_sub_rsp\n"
+	".type pun_endbr64, @function\n"
+	"pun_endbr64:\n"
+	"	endbr64\n"
+	"	test %edi, %edi\n"
+	"	lea 1(%rdi), %rax\n"
+	"	ret\n"
+	".size pun_endbr64, .-pun_endbr64\n"
+	".macro pun_loop name, undo, insn:vararg\n"
+	".globl pun_loop_\\name, pun_loop_\\name\\()_insn\n"
+	".type pun_loop_\\name, @function\n"
+	"pun_loop_\\name:\n"
+	"	mov %rdi, %rax\n"
+	"	mov $3, %ecx\n"
+	"pun_loop_\\name\\()_insn:\n"
+	"	\\insn\n"
+	"1:	test %edi, %edi\n"
+	"2:	test %edi, %edi\n"
+	"	inc %rax\n"
+	"	dec %ecx\n"
+	"	jz 3f\n"
+	"	cmp $1, %ecx\n"
+	"	je 2b\n"
+	"	jmp 1b\n"
+	"3:	\\undo\n"
+	"	ret\n"
+	".size pun_loop_\\name, .-pun_loop_\\name\n"
+	".endm\n"
+	"pun_loop nop, nop, nop\n"
+	"pun_loop push_rbp, \"pop %rbp\", push %rbp\n"
+	"pun_loop push_r15, \"pop %r15\", push %r15\n"
+	"pun_loop mov_rdi_rax, nop, mov %rdi, %rax\n"
+	"pun_loop sub_rsp, \"pop %rdx\", sub $8, %rsp\n"
+	"pun_loop endbr64, nop, endbr64\n"
+	".purgem pun_loop\n"
+	".popsection\n");
+
+/*
  * jump_keep NAME, INSN makes NAME(), which loads every register it can
  * from jump_keep_in, runs INSN at NAME_insn and stores them all in
  * jump_keep_out (uprobe_asm.h).  struct jump_keep_regs, as used here: the
@@ -367,11 +458,15 @@ FIXTURE_TEARDOWN(jump)
 	signal(SIGUSR1, SIG_DFL);
 }
 
-/* One probed function: where to probe, how to call it, what it gives. */
+/*
+ * One probed function: where to probe, how to call it, what it gives;
+ * the probed instruction's length if it is shorter than a jump (0 if not).
+ */
 struct target {
 	const void *probe_at;
 	long (*fn)(long x);
 	long (*expected)(long x);
+	int len;
 };
 
 static long plus1(long x) { return x + 1; }
@@ -440,6 +535,54 @@ FIXTURE_VARIANT_ADD(jump, mov_fs) {
 	.t = { jump_fs, jump_fs, plus_tp },
 };
 
+FIXTURE_VARIANT_ADD(jump, pun_nop) {
+	.t = { pun_nop, pun_nop, plus1, 1 },
+};
+
+FIXTURE_VARIANT_ADD(jump, pun_push_rbp) {
+	.t = { pun_push_rbp, pun_push_rbp, plus1, 1 },
+};
+
+FIXTURE_VARIANT_ADD(jump, pun_push_r15) {
+	.t = { pun_push_r15, pun_push_r15, plus2, 2 },
+};
+
+FIXTURE_VARIANT_ADD(jump, pun_mov_rdi_rax) {
+	.t = { pun_mov_rdi_rax, pun_mov_rdi_rax, plus3, 3 },
+};
+
+FIXTURE_VARIANT_ADD(jump, pun_sub_rsp_imm8) {
+	.t = { pun_sub_rsp, pun_sub_rsp, plus4, 4 },
+};
+
+FIXTURE_VARIANT_ADD(jump, pun_endbr64) {
+	.t = { pun_endbr64, pun_endbr64, plus1, 4 },
+};
+
+FIXTURE_VARIANT_ADD(jump, pun_loop_nop) {
+	.t = { pun_loop_nop_insn, pun_loop_nop, plus3, 1 },
+};
+
+FIXTURE_VARIANT_ADD(jump, pun_loop_push_rbp) {
+	.t = { pun_loop_push_rbp_insn, pun_loop_push_rbp, plus3, 1 },
+};
+
+FIXTURE_VARIANT_ADD(jump, pun_loop_push_r15) {
+	.t = { pun_loop_push_r15_insn, pun_loop_push_r15, plus3, 2 },
+};
+
+FIXTURE_VARIANT_ADD(jump, pun_loop_mov_rdi_rax) {
+	.t = { pun_loop_mov_rdi_rax_insn, pun_loop_mov_rdi_rax, plus3, 3 },
+};
+
+FIXTURE_VARIANT_ADD(jump, pun_loop_sub_rsp_imm8) {
+	.t = { pun_loop_sub_rsp_insn, pun_loop_sub_rsp, plus3, 4 },
+};
+
+FIXTURE_VARIANT_ADD(jump, pun_loop_endbr64) {
+	.t = { pun_loop_endbr64_insn, pun_loop_endbr64, plus3, 4 },
+};
+
 static long calls_made;	/* by run(), for the signal storm's pace */
 
 /* Calls @t with x from -@n/2 on, @n times; the first x it gets wrong, or @n. */
@@ -469,11 +612,13 @@ TEST_F(jump, exact_results_and_counts)
 /*
  * Ours: after the first hit the probed instruction begins with a jump into
  * the [uprobes] mapping; when the probe goes, the bytes are the file's.
+ * The jump over an instruction shorter than it is punned: the bytes past
+ * the instruction are the next instructions', unchanged, all along.
  */
 TEST_F(jump, jump_in_place_then_gone)
 {
 	const struct target *t = &variant->t;
-	unsigned char before[5], after[5];
+	unsigned char before[5], during[5], after[5];
 	struct uprobes_maps maps;
 	unsigned long target;
 
@@ -487,12 +632,277 @@ TEST_F(jump, jump_in_place_then_gone)
 	ASSERT_EQ(0, uprobes_maps_read(0, &maps));
 	EXPECT_TRUE(uprobes_maps_hold(&maps, target)) TH_LOG("the jump goes to %#lx", target);
 	ASSERT_EQ(CALLS, run(t, CALLS));
+	code_at(t->probe_at, during);
+	if (t->len)
+		EXPECT_EQ(0, memcmp(before + t->len, during + t->len, 5 - t->len))
+			TH_LOG("the jump changed the bytes after the %d-byte instruction", t->len);
 	EXPECT_EQ(CALLS + 1, perf_count(self->fd));
 	close(self->fd);
 	self->fd = -1;
 	code_at(t->probe_at, after);
 	EXPECT_EQ(0, memcmp(before, after, sizeof(before)));
 	ASSERT_EQ(CALLS, run(t, CALLS));
+}
+
+static const struct target pun_r15 = { pun_loop_push_r15_insn, pun_loop_push_r15, plus3, 2 };
+
+/*
+ * A probe on the instruction right after a punned one (inside the punned
+ * jump's bytes) would change where that jump leads: the first stays on
+ * its breakpoint, whichever comes first, and both count every hit.  (The
+ * second may get a jump of its own: it changes no byte the first jumps
+ * by.)  Ours: once the second goes, the first gets its punned jump again.
+ */
+TEST(pun_neighbour_keeps_both_on_trap)
+{
+	const unsigned char *next = pun_r15.probe_at + pun_r15.len;
+	int first, second, round;
+
+	for (round = 0; round < 2; round++) {
+		first = probe(_metadata, pun_r15.probe_at);
+		if (round == 0)
+			ASSERT_EQ(1, run(&pun_r15, 1));	/* the pun goes in first */
+		second = probe(_metadata, next);
+		ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+		if (!engine_is_base())
+			EXPECT_EQ(0, jump_target(pun_r15.probe_at));
+		/* The loop passes the next instruction twice a call. */
+		EXPECT_EQ(CALLS + (round == 0), perf_count(first));
+		EXPECT_EQ(2 * CALLS, perf_count(second));
+		close(second);
+		ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+		if (!engine_is_base())
+			EXPECT_NE(0, jump_target(pun_r15.probe_at))
+				TH_LOG("round %d: no jump once the neighbour went", round);
+		EXPECT_EQ(2 * CALLS + (round == 0), perf_count(first));
+		close(first);
+	}
+}
+
+/* The page that holds @addr. */
+static void *page_of(unsigned long addr)
+{
+	return (void *)(addr & ~(unsigned long)(getpagesize() - 1));
+}
+
+/*
+ * The program unmaps the page a punned jump leads to (its hop), then the
+ * page of the stub behind it: each time the jump gives way to the
+ * breakpoint first, and the calls go on, right and counted.
+ */
+TEST(pun_pages_unmapped)
+{
+	unsigned long hop, stub;
+	int fd;
+
+	if (engine_is_base())
+		SKIP(return, "the base has no jumps");
+	fd = probe(_metadata, pun_r15.probe_at);
+	ASSERT_EQ(1, run(&pun_r15, 1));
+	hop = jump_target(pun_r15.probe_at);
+	ASSERT_NE(0, hop) TH_LOG("no punned jump");
+	stub = jump_target((void *)hop);
+	ASSERT_NE(0, stub) TH_LOG("no hop at %#lx", hop);
+	ASSERT_EQ(0, munmap(page_of(hop), getpagesize()));
+	EXPECT_EQ(0, jump_target(pun_r15.probe_at));
+	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+	hop = jump_target(pun_r15.probe_at);
+	ASSERT_NE(0, hop) TH_LOG("no punned jump again after the hop page went");
+	stub = jump_target((void *)hop);
+	ASSERT_NE(0, stub);
+	ASSERT_EQ(0, munmap(page_of(stub), getpagesize()));
+	EXPECT_EQ(0, jump_target(pun_r15.probe_at));
+	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+	EXPECT_EQ(2 * CALLS + 1, perf_count(fd));
+	close(fd);
+}
+
+/*
+ * What a self-patching program writes over pun_loop_push_r15's next
+ * instruction, test %edi,%edi (85 ff), and in the punned jump's bytes:
+ * and %edi,%edi (21 ff), which leaves edi as it is and sets the flags,
+ * which the loop does not read, as test does.
+ */
+static const unsigned char pun_r15_next[2] = { 0x21, 0xff };
+
+/* The bytes that pun_r15_next replaces, for the end of each test. */
+static const unsigned char pun_r15_orig[2] = { 0x85, 0xff };
+
+/*
+ * The program makes its text writable and rewrites the instruction after
+ * a punned one (the jump's last bytes), as a self-patching program does:
+ * the jump gives way before the store can land, so no call runs a jump
+ * that leads elsewhere; the calls are right and counted.
+ */
+TEST(pun_text_rewritten_by_the_program)
+{
+	unsigned char *next = (unsigned char *)pun_r15.probe_at + pun_r15.len;
+	void *page = page_of((unsigned long)next);
+	int fd;
+
+	fd = probe(_metadata, pun_r15.probe_at);
+	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+	ASSERT_EQ(0, mprotect(page, 2 * getpagesize(), PROT_READ | PROT_WRITE | PROT_EXEC));
+	memcpy(next, pun_r15_next, sizeof(pun_r15_next));
+	ASSERT_EQ(0, mprotect(page, 2 * getpagesize(), PROT_READ | PROT_EXEC));
+	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+	EXPECT_EQ(2 * CALLS, perf_count(fd));
+	close(fd);
+}
+
+/*
+ * The same through /proc/self/mem, which writes as ptrace does: the jump
+ * gives way before the write lands.
+ */
+TEST(pun_text_rewritten_through_proc_mem)
+{
+	unsigned long next = (unsigned long)pun_r15.probe_at + pun_r15.len;
+	int fd, mem;
+
+	fd = probe(_metadata, pun_r15.probe_at);
+	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+	mem = open("/proc/self/mem", O_RDWR);
+	ASSERT_LE(0, mem);
+	ASSERT_EQ(sizeof(pun_r15_next), pwrite(mem, pun_r15_next, sizeof(pun_r15_next), next));
+	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+	EXPECT_EQ(2 * CALLS, perf_count(fd));
+	ASSERT_EQ(sizeof(pun_r15_orig), pwrite(mem, pun_r15_orig, sizeof(pun_r15_orig), next));
+	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+	EXPECT_EQ(3 * CALLS, perf_count(fd));
+	close(mem);
+	close(fd);
+}
+
+/*
+ * The line of /proc/self/uprobes for the probe at @addr, in @line (@size
+ * bytes): 0, or -1 if there is none.
+ */
+static int proc_uprobes_line(const void *addr, char *line, size_t size)
+{
+	FILE *f = fopen("/proc/self/uprobes", "r");
+	unsigned long at;
+	int found = -1;
+
+	while (f && found && fgets(line, size, f))
+		if (sscanf(line, "%lx ", &at) == 1 && at == (unsigned long)addr)
+			found = 0;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * Ours: /proc/PID/uprobes tells how each probe comes in: the breakpoint
+ * before a hit, then a jump, or a punned jump for an instruction shorter
+ * than one; with the neighbour of a punned one probed, the breakpoint and
+ * why.  Its first line counts the stub pages.
+ */
+TEST(proc_uprobes_tells_each_entry)
+{
+	const unsigned char *next = pun_r15.probe_at + pun_r15.len;
+	int nop5, pun, neighbour;
+	char line[512];
+	FILE *f;
+
+	if (engine_is_base())
+		SKIP(return, "the base has no /proc/PID/uprobes");
+	nop5 = probe(_metadata, jump_nop);
+	pun = probe(_metadata, pun_r15.probe_at);
+	ASSERT_EQ(0, proc_uprobes_line(jump_nop, line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, " breakpoint")) TH_LOG("before a hit: %s", line);
+	ASSERT_EQ(1, jump_nop(0));
+	ASSERT_EQ(1, run(&pun_r15, 1));
+	ASSERT_EQ(0, proc_uprobes_line(jump_nop, line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, " emulated jump")) TH_LOG("%s", line);
+	ASSERT_EQ(0, proc_uprobes_line(pun_r15.probe_at, line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, " emulated punned-jump")) TH_LOG("%s", line);
+	neighbour = probe(_metadata, next);
+	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+	ASSERT_EQ(0, proc_uprobes_line(pun_r15.probe_at, line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, " breakpoint text-differs")) TH_LOG("%s", line);
+	f = fopen("/proc/self/uprobes", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(line, sizeof(line), f));
+	EXPECT_EQ(0, strncmp(line, "stub-pages ", 11)) TH_LOG("first line: %s", line);
+	fclose(f);
+	close(neighbour);
+	close(pun);
+	close(nop5);
+}
+
+/*
+ * The child of pun_debugger_breakpoint: hits its probe once (the punned
+ * jump goes in), tells the parent the first byte it reads at the probe,
+ * waits, calls CALLS times, and exits 0 if the sums and the count are
+ * right.
+ */
+static void debugged_child(int go, int tell)
+{
+	long i, sum = 0, want = 0;
+	unsigned char first;
+	int fd = self_probe(pun_r15.probe_at);
+	char c;
+
+	if (fd < 0 || run(&pun_r15, 1) != 1)
+		_exit(2);
+	first = READ_FRESH(*(const unsigned char *)pun_r15.probe_at);
+	if (write(tell, &first, 1) != 1 || read(go, &c, 1) != 1)
+		_exit(3);
+	for (i = 0; i < CALLS; i++) {
+		sum += pun_r15.fn(i);
+		want += pun_r15.expected(i);
+	}
+	_exit(sum == want && perf_count(fd) == CALLS + 1 ? 0 : 4);
+}
+
+/*
+ * A debugger puts its breakpoint on the instruction after a punned one,
+ * as gdb does after a function's prologue: it reads a word, changes the
+ * byte and writes the word back (PTRACE_PEEKTEXT, POKETEXT).  The word
+ * it reads shows no jump, the tracee stops right after the debugger's
+ * int3, and once the word is back it runs on, its probe counting every
+ * call.  Ours: the child read its own jump before.
+ */
+TEST(pun_debugger_breakpoint)
+{
+	unsigned long at = (unsigned long)pun_r15.probe_at, word, bp;
+	struct user_regs_struct regs;
+	int go[2], tell[2], status;
+	unsigned char first;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(tell));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		debugged_child(go[0], tell[1]);
+	ASSERT_EQ(1, read(tell[0], &first, 1));
+	if (!engine_is_base())
+		EXPECT_EQ(0xe9, first) TH_LOG("the child runs no jump at its probe");
+	ASSERT_EQ(0, ptrace(PTRACE_ATTACH, pid, NULL, NULL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, at, NULL);
+	ASSERT_EQ(0, errno);
+	EXPECT_NE(0xe9, word & 0xff) TH_LOG("the word read: %016lx", word);
+	bp = (word & ~(0xffUL << 8 * pun_r15.len)) | 0xccUL << 8 * pun_r15.len;
+	ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, pid, at, bp));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP)
+		TH_LOG("the child: status %#x", status);
+	ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, NULL, &regs));
+	EXPECT_EQ(at + pun_r15.len + 1, regs.rip);
+	/* As the debugger takes its breakpoint out and goes. */
+	ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, pid, at, word));
+	regs.rip = at + pun_r15.len;
+	ASSERT_EQ(0, ptrace(PTRACE_SETREGS, pid, NULL, &regs));
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, pid, NULL, NULL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child: status %#x", status);
 }
 
 static long storm_signals, storm_in_uprobes;

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uprobes core, /proc/PID/uprobes: how each probe a process maps is
+ * carried out in it, for whoever wonders what a probe costs there.  A
+ * first line counts the process's stub pages against their limits (on an
+ * architecture with jumps), then comes one line a probe, in the order of
+ * the mappings and of the offsets:
+ *
+ *	ADDRESS FILE+OFFSET EXEC ENTRY [WHY]
+ *
+ * EXEC is how a hit carries the probed instruction out
+ * (arch_uprobe_exec_name(): "emulated", "own-slot", "step"); ENTRY how a
+ * hit comes in, as the process's text has it now: "jump" (to a stub),
+ * "punned-jump" (over an instruction shorter than a jump, through a hop),
+ * "breakpoint", with WHY it has no jump when that is known before a hit
+ * (jump_state()), or "not-armed" (no consumer wants this process).  A
+ * probe in anonymous memory has "[anon]" for its file and the address for
+ * its offset.  Reading it takes the right to read the process's memory,
+ * as for /proc/PID/maps.
+ */
+
+#include "internal.h"
+
+/**
+ * arch_uprobe_exec_name - how a hit carries an instruction out
+ * @auprobe: the analysed instruction
+ *
+ * The default: stepped out of line.
+ *
+ * Return: a short name, for /proc/PID/uprobes.
+ */
+const char * __weak arch_uprobe_exec_name(struct arch_uprobe *auprobe)
+{
+	return "step";
+}
+
+/* What show_probe() needs. */
+struct show_ctx {
+	struct seq_file *m;
+	struct mm_struct *mm;
+	struct pt_regs *regs;
+	struct vm_area_struct *vma;	/* the file's mapping; NULL: anonymous memory */
+};
+
+/* Whether the breakpoint of uprobes is at @vaddr of @mm. */
+static bool breakpoint_at(struct mm_struct *mm, unsigned long vaddr)
+{
+	uprobe_opcode_t now;
+
+	return !read_mm_bytes(mm, vaddr, &now, UPROBE_SWBP_INSN_SIZE, NULL) &&
+	       is_swbp_insn(&now);
+}
+
+/* One line for @uprobe (visit_probes()). */
+static void show_probe(struct uprobe *uprobe, void *arg)
+{
+	struct show_ctx *ctx = arg;
+	unsigned long vaddr = uprobe->offset;
+	const char *entry, *why;
+
+	if (ctx->vma)
+		vaddr = offset_to_vaddr(ctx->vma, uprobe->offset);
+	entry = jump_state(uprobe, ctx->mm, ctx->regs, vaddr, &why);
+	if (!strcmp(entry, "breakpoint") && !breakpoint_at(ctx->mm, vaddr)) {
+		entry = "not-armed";
+		why = NULL;
+	}
+	if (ctx->vma)
+		seq_printf(ctx->m, "%lx %pD+0x%llx", vaddr, ctx->vma->vm_file, uprobe->offset);
+	else
+		seq_printf(ctx->m, "%lx [anon]+0x%lx", vaddr, vaddr);
+	seq_printf(ctx->m, " %s %s%s%s\n",
+		   smp_load_acquire(&uprobe->insn_state) == INSN_READY ?
+		   arch_uprobe_exec_name(&uprobe->arch) : "not-analysed",
+		   entry, why ? " " : "", why ?: "");
+}
+
+/* The lines of the probes of @ctx->mm, mmap_lock held. */
+static void show_mm_probes(struct show_ctx *ctx)
+{
+	struct xol_area *area = mm_xol_area(ctx->mm);
+	struct vm_area_struct *vma;
+	VMA_ITERATOR(vmi, ctx->mm, 0);
+
+	if (area)
+		stub_pages_show(ctx->m, area);
+	for_each_vma(vmi, vma) {
+		if (!valid_vma(vma, false))
+			continue;
+		ctx->vma = vma;
+		visit_probes(file_inode(vma->vm_file), probe_in_vma, vma, show_probe, ctx);
+	}
+	ctx->vma = NULL;
+	visit_anon_probes(ctx->mm, 0, TASK_SIZE_MAX, show_probe, ctx);
+}
+
+/**
+ * uprobe_proc_show - /proc/PID/uprobes
+ * @m: the file
+ * @task: the task whose process it tells of
+ *
+ * Return: 0, or -errno (-EACCES and the like without the right to read
+ * the process's memory, -EINTR).
+ */
+int uprobe_proc_show(struct seq_file *m, struct task_struct *task)
+{
+	struct show_ctx ctx = { .m = m, .regs = task_pt_regs(task) };
+	int err = 0;
+
+	ctx.mm = mm_access(task, PTRACE_MODE_READ_FSCREDS);
+	if (IS_ERR_OR_NULL(ctx.mm))
+		return PTR_ERR_OR_ZERO(ctx.mm);
+	if (!test_bit(MMF_HAS_UPROBES, &ctx.mm->flags))
+		goto put_mm;
+	err = mmap_read_lock_killable(ctx.mm);
+	if (err)
+		goto put_mm;
+	show_mm_probes(&ctx);
+	mmap_read_unlock(ctx.mm);
+put_mm:
+	mmput(ctx.mm);
+	return err;
+}
