@@ -100,7 +100,7 @@ DEPS_ARCH := $(if $(CROSS),deps-arm64)
 CROSS_GROUPS := $(if $(CROSS_ARCHES),$(addprefix cross-,$(CROSS_ARCHES)),cross)
 
 .PHONY: help deps $(addprefix deps-,$(DEPS_GROUPS)) tree config kernel init root tests check \
-	check-all retest torture mutants mutants-apply bench run shell series series-fold series-export \
+	check-all retest torture mutants mutants-apply bench run sweep shell series series-fold series-export \
 	cross cleanroom clean
 
 help:
@@ -111,6 +111,8 @@ help:
 	@echo '             mutants; then, as time allows, check ARCH=arm64, cross, the other'
 	@echo '             suites on upstream, more mutants; one last count (dev/check-all.sh)'
 	@echo '  shell      boot the kernel to an interactive shell (exit it to stop)'
+	@echo '  sweep      probe every function entry of libc.so.6 and tell how each hit one is'
+	@echo '             entered (jump, punned jump, breakpoint and why); out/sweep/sweep.txt'
 	@echo '  series     the patch series (series/) checked: its end is ours, checkpatch'
 	@echo '             --strict, the review rules; ready to send in out/series/'
 	@echo '  series-fold    fold what overlay.list files gained into patch P (P=N)'
@@ -248,6 +250,11 @@ bench: deps-bench init
 
 run: kernel init
 	@$(TOP)/dev/boot.sh --arch $(ARCH) $(IMAGE) $(RESULTS) $(TIMEOUT) -- $(TOP)/guest/demo.sh
+
+# How the entries of libc.so.6, all probed, are entered (guest/libc-sweep.sh).
+sweep: kernel init
+	@$(TOP)/dev/boot.sh --multi-thread --arch $(ARCH) $(IMAGE) $(OUT)/sweep $(TIMEOUT) -- \
+		$(TOP)/guest/libc-sweep.sh /tmp/results
 
 shell: kernel init
 	@$(TOP)/dev/boot.sh --interactive --arch $(ARCH) $(IMAGE) $(RESULTS) 0 -- /bin/bash

@@ -79,10 +79,12 @@ bench_nop:
 	ret
 	.size	bench_nop, .-bench_nop
 
+	/* The frame-pointer prologue, as gcc makes it. */
 	.globl	bench_push
 	.type	bench_push, @function
 bench_push:
 	push	%rbp
+	mov	%rsp, %rbp
 	pop	%rbp
 	ret
 	.size	bench_push, .-bench_push

@@ -180,25 +180,31 @@ static void uprobe_test_pun_window(struct kunit *test)
 		for (len = 1; len < UPROBE_JUMP_BYTES; len++) {
 			code[0] = 0x55;
 			memcpy(code + 1, after[i], 4);
-			KUNIT_ASSERT_TRUE(test, arch_uprobe_pun_window(TEST_BP, len, code, &lo, &hi));
+			KUNIT_ASSERT_TRUE(test,
+					  arch_uprobe_pun_window(TEST_BP, len, code, &lo, &hi));
 			KUNIT_EXPECT_EQ(test, hi - lo, (unsigned long)BIT_ULL(8 * (len - 1)) - 1);
 			targets[0] = lo;
 			targets[1] = lo + (hi - lo) / 2;
 			targets[2] = hi;
 			for (t = 0; t < ARRAY_SIZE(targets); t++) {
 				arch_uprobe_jump(TEST_BP, targets[t], jump);
-				KUNIT_EXPECT_MEMEQ(test, jump + len, code + len, UPROBE_JUMP_BYTES - len);
-				KUNIT_EXPECT_EQ(test, arch_uprobe_jump_target(jump, TEST_BP), targets[t]);
+				KUNIT_EXPECT_MEMEQ(test, jump + len, code + len,
+						   UPROBE_JUMP_BYTES - len);
+				KUNIT_EXPECT_EQ(test, arch_uprobe_jump_target(jump, TEST_BP),
+						targets[t]);
 			}
 			/* Just outside: a byte after the instruction would change. */
 			arch_uprobe_jump(TEST_BP, hi + 1, jump);
-			KUNIT_EXPECT_NE(test, memcmp(jump + len, code + len, UPROBE_JUMP_BYTES - len), 0);
+			KUNIT_EXPECT_NE(test, memcmp(jump + len, code + len,
+						     UPROBE_JUMP_BYTES - len), 0);
 			arch_uprobe_jump(TEST_BP, lo - 1, jump);
-			KUNIT_EXPECT_NE(test, memcmp(jump + len, code + len, UPROBE_JUMP_BYTES - len), 0);
+			KUNIT_EXPECT_NE(test, memcmp(jump + len, code + len,
+						     UPROBE_JUMP_BYTES - len), 0);
 		}
 	}
 	KUNIT_EXPECT_FALSE(test, arch_uprobe_pun_window(TEST_BP, 0, code, &lo, &hi));
-	KUNIT_EXPECT_FALSE(test, arch_uprobe_pun_window(TEST_BP, UPROBE_JUMP_BYTES, code, &lo, &hi));
+	KUNIT_EXPECT_FALSE(test,
+			   arch_uprobe_pun_window(TEST_BP, UPROBE_JUMP_BYTES, code, &lo, &hi));
 }
 
 static struct kunit_case uprobe_jump_test_cases[] = {

@@ -184,15 +184,13 @@ int jumps_out_around(struct mm_struct *mm, unsigned long vaddr)
 {
 	struct xol_area *area = mm_xol_area(mm);
 	struct stub_site *site;
-	struct stub_page *sp;
-	unsigned int i;
 	int err = 0;
 
 	if (!area)
 		return 0;
 	mmap_assert_write_locked(mm);
 
-	for_each_stub_site(area, sp, i, site) {
+	for_each_stub_site(area, site) {
 		if (site->hop && vaddr > site->vaddr &&
 		    vaddr < site->vaddr + UPROBE_JUMP_BYTES)
 			err = err ?: take_jump_out(mm, site->vaddr, site->insn);
@@ -229,14 +227,12 @@ bool jumps_in_range(struct mm_struct *mm, unsigned long addr, unsigned long len)
 {
 	struct xol_area *area = mm_xol_area(mm);
 	struct stub_site *site;
-	struct stub_page *sp;
 	bool found = false;
-	unsigned int i;
 
 	if (!area)
 		return false;
 	rcu_read_lock();
-	for_each_stub_site(area, sp, i, site)
+	for_each_stub_site(area, site)
 		found = found || site_meets(site, addr, len);
 	rcu_read_unlock();
 	return found;
@@ -247,21 +243,21 @@ void jumps_out_range(struct mm_struct *mm, unsigned long addr, unsigned long len
 {
 	struct xol_area *area = mm_xol_area(mm);
 	struct stub_site *site;
-	struct stub_page *sp;
-	unsigned int i;
 
 	if (!area)
 		return;
 	mmap_assert_write_locked(mm);
 
-	for_each_stub_site(area, sp, i, site)
+	for_each_stub_site(area, site)
 		if (site_meets(site, addr, len))
 			take_jump_out(mm, site->vaddr, site->insn);
 }
 
 /*
  * @buf holds the @len bytes at @addr of @mm (mmap_lock held): the bytes
- * of each jump there become those of the breakpoint it stands for.
+ * of each punned jump there become those of the breakpoint it stands
+ * for.  A jump as long as its instruction shows: written back stale, it
+ * still leads to its stub.
  */
 void jumps_mask_range(struct mm_struct *mm, unsigned long addr, void *buf,
 		      unsigned long len)
@@ -269,17 +265,16 @@ void jumps_mask_range(struct mm_struct *mm, unsigned long addr, void *buf,
 	uprobe_opcode_t swbp = UPROBE_SWBP_INSN;
 	struct xol_area *area = mm_xol_area(mm);
 	struct stub_site *site;
-	struct stub_page *sp;
 	unsigned long p, end;
-	unsigned int i;
 	u8 byte;
 
 	if (!area || !jumps_in_range(mm, addr, len))
 		return;
 	mmap_assert_locked(mm);
 
-	for_each_stub_site(area, sp, i, site) {
-		if (!site_meets(site, addr, len) || jump_site(mm, site->vaddr) != site)
+	for_each_stub_site(area, site) {
+		if (!site->hop || !site_meets(site, addr, len) ||
+		    jump_site(mm, site->vaddr) != site)
 			continue;
 		end = site->vaddr + jump_own_bytes(site);
 		for (p = max(addr, site->vaddr); p < min(addr + len, end); p++) {
@@ -303,14 +298,12 @@ void jumps_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long
 	struct mm_struct *mm = vma->vm_mm;
 	struct xol_area *area = mm_xol_area(mm);
 	struct stub_site *site;
-	struct stub_page *sp;
-	unsigned int i;
 
 	if (!area || !vma->vm_file)
 		return;
 	mmap_assert_write_locked(mm);
 
-	for_each_stub_site(area, sp, i, site) {
+	for_each_stub_site(area, site) {
 		if (site->vaddr < start || site->vaddr >= end)
 			continue;
 		WRITE_ONCE(site->moved, true);
@@ -385,6 +378,7 @@ static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
 		return "anonymous-memory";
 	if (!READ_ONCE(uprobe_jumps_on))
 		return "jumps-off";
+	/* Pairs with the release that made it READY: arch is filled in. */
 	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
 		return "not-analysed";
 	if (!arch_uprobe_can_jump(&uprobe->arch, regs))
@@ -472,11 +466,9 @@ static struct stub_site *site_around(struct xol_area *area, unsigned long ip,
 				     unsigned long *offset)
 {
 	struct stub_site *site, *found = NULL;
-	struct stub_page *sp;
-	unsigned int i;
 
 	rcu_read_lock();
-	for_each_stub_site(area, sp, i, site) {
+	for_each_stub_site(area, site) {
 		if (!found && ip > site->vaddr && ip < site->vaddr + jump_own_bytes(site)) {
 			*offset = ip - site->vaddr;
 			found = site;

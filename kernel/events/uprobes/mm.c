@@ -141,10 +141,11 @@ int uprobe_foreign_write(struct mm_struct *mm, unsigned long addr, unsigned long
  * @buf: what it read
  * @len: how many bytes
  *
- * The bytes of a jump to a stub read as the breakpoint and the original
+ * The bytes of a punned jump read as the breakpoint and the original
  * bytes it stands for: what taking it out would leave.  A debugger that
- * reads a word, changes a byte and writes it back never writes a jump's
- * bytes back after uprobe_foreign_write() took it out.
+ * reads a word, changes a byte after the probed instruction and writes
+ * the word back never writes back a punned jump that would lead elsewhere
+ * with that byte, after uprobe_foreign_write() took it out.
  */
 void uprobe_foreign_read(struct mm_struct *mm, unsigned long addr, void *buf,
 			 unsigned long len)

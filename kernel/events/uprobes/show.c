@@ -56,6 +56,7 @@ static void show_probe(struct uprobe *uprobe, void *arg)
 {
 	struct show_ctx *ctx = arg;
 	unsigned long vaddr = uprobe->offset;
+	const char *exec = "not-analysed";
 	const char *entry, *why;
 
 	if (ctx->vma)
@@ -69,10 +70,10 @@ static void show_probe(struct uprobe *uprobe, void *arg)
 		seq_printf(ctx->m, "%lx %pD+0x%llx", vaddr, ctx->vma->vm_file, uprobe->offset);
 	else
 		seq_printf(ctx->m, "%lx [anon]+0x%lx", vaddr, vaddr);
-	seq_printf(ctx->m, " %s %s%s%s\n",
-		   smp_load_acquire(&uprobe->insn_state) == INSN_READY ?
-		   arch_uprobe_exec_name(&uprobe->arch) : "not-analysed",
-		   entry, why ? " " : "", why ?: "");
+	/* Pairs with the release that made it READY: arch is filled in. */
+	if (smp_load_acquire(&uprobe->insn_state) == INSN_READY)
+		exec = arch_uprobe_exec_name(&uprobe->arch);
+	seq_printf(ctx->m, " %s %s%s%s\n", exec, entry, why ? " " : "", why ?: "");
 }
 
 /* The lines of the probes of @ctx->mm, mmap_lock held. */
@@ -80,10 +81,11 @@ static void show_mm_probes(struct show_ctx *ctx)
 {
 	struct xol_area *area = mm_xol_area(ctx->mm);
 	struct vm_area_struct *vma;
-	VMA_ITERATOR(vmi, ctx->mm, 0);
+	struct vma_iterator vmi;
 
 	if (area)
 		stub_pages_show(ctx->m, area);
+	vma_iter_init(&vmi, ctx->mm, 0);
 	for_each_vma(vmi, vma) {
 		if (!valid_vma(vma, false))
 			continue;

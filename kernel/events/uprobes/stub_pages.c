@@ -31,6 +31,32 @@ static unsigned long stub_vaddr(struct stub_page *sp, unsigned int i)
 	return sp->vaddr + i * UPROBE_STUB_BYTES;
 }
 
+/**
+ * next_stub_site - the next site a walk of for_each_stub_site() comes to
+ * @c: the walk's cursor, its @sp NULL at the start
+ *
+ * Under rcu_read_lock() or the mm's mmap_lock.
+ *
+ * Return: the site, or NULL at the end.
+ */
+struct stub_site *next_stub_site(struct stub_cursor *c)
+{
+	struct list_head *head = &c->area->stub_pages;
+	struct stub_page *sp = c->sp ?: list_entry_rcu(head->next, struct stub_page, node);
+
+	while (&sp->node != head) {
+		/* Pairs with the release in add_stub(): the site is filled in. */
+		if (!sp->hops && !READ_ONCE(sp->gone) && c->i < smp_load_acquire(&sp->used)) {
+			c->sp = sp;
+			return &sp->sites[c->i++];
+		}
+		sp = list_entry_rcu(sp->node.next, struct stub_page, node);
+		c->i = 0;
+	}
+	c->sp = sp;
+	return NULL;
+}
+
 /*
  * The stub page of @area that holds @vaddr, or NULL (rcu_read_lock() or
  * the mm's mmap_lock).  A page the process unmapped holds nothing.
@@ -318,6 +344,7 @@ static unsigned long add_stub(struct stub_page *sp, struct uprobe *uprobe, unsig
 	flush_dcache_page(sp->page);
 	site->vaddr = vaddr;
 	site->next = vaddr + uprobe->arch.len;
+	site->stub = stub;
 	site->inode = uprobe->inode;
 	site->offset = uprobe->offset;
 	memcpy(site->insn, uprobe->arch.insn, sizeof(site->insn));
@@ -352,15 +379,14 @@ unsigned long get_stub(struct mm_struct *mm, struct xol_area *area,
 	struct stub_page *sp, *room = NULL;
 	struct stub_site *site;
 	unsigned long stub;
-	unsigned int i;
 
 	mmap_assert_write_locked(mm);
 
-	for_each_stub_site(area, sp, i, site) {
+	for_each_stub_site(area, site) {
 		if (!site_serves(site, uprobe, vaddr) || site->hop != hop)
 			continue;
 		site_reuse(site, uprobe);
-		return stub_vaddr(sp, i);
+		return site->stub;
 	}
 	list_for_each_entry(sp, &area->stub_pages, node) {
 		if (!sp->hops && !sp->gone && sp->used < STUBS_PER_PAGE &&
@@ -435,7 +461,7 @@ static bool hop_room(struct mm_struct *mm, int which, unsigned long *start,
 		vma = vma_lookup(mm, mm->start_stack);
 		if (!vma || !(vma->vm_flags & VM_GROWSDOWN))
 			return false;
-		size = min(rlimit(RLIMIT_STACK), (unsigned long)SZ_1G) + stack_guard_gap;
+		size = min_t(unsigned long, rlimit(RLIMIT_STACK), SZ_1G) + stack_guard_gap;
 		*end = vma->vm_start;
 		*start = *end > size ? *end - size : 0;
 		return true;
@@ -537,13 +563,12 @@ unsigned long get_old_hop(struct mm_struct *mm, struct xol_area *area,
 			  struct uprobe *uprobe, unsigned long vaddr)
 {
 	struct stub_site *site;
-	struct stub_page *sp;
-	unsigned int i;
 
 	mmap_assert_write_locked(mm);
 
-	for_each_stub_site(area, sp, i, site) {
-		if (site->hop && site_serves(site, uprobe, vaddr) && hop_at(mm, site->hop) == site) {
+	for_each_stub_site(area, site) {
+		if (site->hop && site_serves(site, uprobe, vaddr) &&
+		    hop_at(mm, site->hop) == site) {
 			site_reuse(site, uprobe);
 			return site->hop;
 		}
@@ -575,11 +600,11 @@ void set_hop(struct mm_struct *mm, struct xol_area *area, unsigned long hop,
 	smp_store_release(&sp->used, sp->used + 1);
 }
 
-/* Whether the jump of @site, to @stub, passes through @sp. */
-static bool site_leads_into(const struct stub_site *site, const struct stub_page *sp,
-			    unsigned long stub)
+/* Whether the jump of @site passes through @sp. */
+static bool site_leads_into(const struct stub_site *site, const struct stub_page *sp)
 {
-	return stub - sp->vaddr < PAGE_SIZE || (site->hop && site->hop - sp->vaddr < PAGE_SIZE);
+	return site->stub - sp->vaddr < PAGE_SIZE ||
+	       (site->hop && site->hop - sp->vaddr < PAGE_SIZE);
 }
 
 /**
@@ -600,17 +625,16 @@ static bool site_leads_into(const struct stub_site *site, const struct stub_page
 void stub_pages_unmap(struct mm_struct *mm, struct xol_area *area, unsigned long start,
 		      unsigned long end)
 {
-	struct stub_page *sp, *dying;
+	struct stub_page *dying;
 	struct stub_site *site;
-	unsigned int i;
 
 	mmap_assert_write_locked(mm);
 
 	list_for_each_entry(dying, &area->stub_pages, node) {
 		if (dying->gone || dying->vaddr >= end || dying->vaddr + PAGE_SIZE <= start)
 			continue;
-		for_each_stub_site(area, sp, i, site)
-			if (site_leads_into(site, dying, stub_vaddr(sp, i)))
+		for_each_stub_site(area, site)
+			if (site_leads_into(site, dying))
 				take_jump_out(mm, site->vaddr, site->insn);
 		WRITE_ONCE(dying->gone, true);
 	}

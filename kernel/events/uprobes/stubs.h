@@ -20,6 +20,7 @@
  * @vaddr: the probed address the stub was made for
  * @next: the address of the instruction after it, where the stub's jump
  *	back leads
+ * @stub: the stub's own address
  * @inode: the probed file (compared, never dereferenced)
  * @offset: the probed offset in @inode
  * @insn: the instruction the stub was made for
@@ -34,6 +35,7 @@
 struct stub_site {
 	unsigned long vaddr;
 	unsigned long next;
+	unsigned long stub;
 	struct inode *inode;
 	loff_t offset;
 	u8 insn[MAX_UINSN_BYTES];
@@ -82,16 +84,22 @@ struct stub_page {
 	};
 };
 
+/* Where a walk of for_each_stub_site() stands. */
+struct stub_cursor {
+	struct xol_area *area;
+	struct stub_page *sp;
+	unsigned int i;
+};
+
+struct stub_site *next_stub_site(struct stub_cursor *c);
+
 /*
- * Each @site (the @i-th) handed out of the stub pages @sp of @area that
- * are in use, pages of hops left out; under rcu_read_lock() or the mm's
- * mmap_lock.
+ * Each @site handed out of the stub pages of @xol that are in use, pages
+ * of hops left out; under rcu_read_lock() or the mm's mmap_lock.
  */
-#define for_each_stub_site(area, sp, i, site)					\
-	list_for_each_entry_rcu(sp, &(area)->stub_pages, node, true)		\
-		for ((i) = 0; !(sp)->hops && !READ_ONCE((sp)->gone) &&		\
-			      (i) < smp_load_acquire(&(sp)->used) &&		\
-			      ((site) = &(sp)->sites[i], true); (i)++)
+#define for_each_stub_site(xol, site)					\
+	for (struct stub_cursor __cursor = { .area = (xol) };		\
+	     ((site) = next_stub_site(&__cursor));)
 
 /* stub_pages.c */
 struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,

@@ -774,15 +774,18 @@ TEST(pun_text_rewritten_through_proc_mem)
 }
 
 /*
- * The line of /proc/self/uprobes for the probe at @addr, in @line (@size
- * bytes): 0, or -1 if there is none.
+ * The line of /proc/PID/uprobes of process @pid (0: this one) for the
+ * probe at @addr, in @line (@size bytes): 0, or -1 if there is none.
  */
-static int proc_uprobes_line(const void *addr, char *line, size_t size)
+static int proc_uprobes_line(pid_t pid, const void *addr, char *line, size_t size)
 {
-	FILE *f = fopen("/proc/self/uprobes", "r");
 	unsigned long at;
 	int found = -1;
+	char path[64];
+	FILE *f;
 
+	snprintf(path, sizeof(path), "/proc/%d/uprobes", pid ?: getpid());
+	f = fopen(path, "r");
 	while (f && found && fgets(line, size, f))
 		if (sscanf(line, "%lx ", &at) == 1 && at == (unsigned long)addr)
 			found = 0;
@@ -808,17 +811,17 @@ TEST(proc_uprobes_tells_each_entry)
 		SKIP(return, "the base has no /proc/PID/uprobes");
 	nop5 = probe(_metadata, jump_nop);
 	pun = probe(_metadata, pun_r15.probe_at);
-	ASSERT_EQ(0, proc_uprobes_line(jump_nop, line, sizeof(line)));
+	ASSERT_EQ(0, proc_uprobes_line(0, jump_nop, line, sizeof(line)));
 	EXPECT_NE(NULL, strstr(line, " breakpoint")) TH_LOG("before a hit: %s", line);
 	ASSERT_EQ(1, jump_nop(0));
 	ASSERT_EQ(1, run(&pun_r15, 1));
-	ASSERT_EQ(0, proc_uprobes_line(jump_nop, line, sizeof(line)));
+	ASSERT_EQ(0, proc_uprobes_line(0, jump_nop, line, sizeof(line)));
 	EXPECT_NE(NULL, strstr(line, " emulated jump")) TH_LOG("%s", line);
-	ASSERT_EQ(0, proc_uprobes_line(pun_r15.probe_at, line, sizeof(line)));
+	ASSERT_EQ(0, proc_uprobes_line(0, pun_r15.probe_at, line, sizeof(line)));
 	EXPECT_NE(NULL, strstr(line, " emulated punned-jump")) TH_LOG("%s", line);
 	neighbour = probe(_metadata, next);
 	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
-	ASSERT_EQ(0, proc_uprobes_line(pun_r15.probe_at, line, sizeof(line)));
+	ASSERT_EQ(0, proc_uprobes_line(0, pun_r15.probe_at, line, sizeof(line)));
 	EXPECT_NE(NULL, strstr(line, " breakpoint text-differs")) TH_LOG("%s", line);
 	f = fopen("/proc/self/uprobes", "r");
 	ASSERT_NE(NULL, f);
@@ -1729,6 +1732,7 @@ TEST_F(jump, sysemu_tracer_sees_no_hit)
 	const struct target *t = &variant->t;
 	long i, want = 0, sum, code, seen = 0, uprobe_seen = 0;
 	struct perf_event_attr attr;
+	char line[512];
 	long long count;
 	int status, sig;
 	pid_t pid;
@@ -1749,6 +1753,9 @@ TEST_F(jump, sysemu_tracer_sees_no_hit)
 	sig = run_sysemu(pid, &seen, &uprobe_seen);
 	sum = ptrace(PTRACE_PEEKDATA, pid, &sysemu_sum, NULL);
 	code = ptrace(PTRACE_PEEKTEXT, pid, t->probe_at, NULL);
+	/* A ptrace read shows a punned jump as the breakpoint: ask proc. */
+	if (t->len && proc_uprobes_line(pid, t->probe_at, line, sizeof(line)))
+		line[0] = 0;
 	count = perf_count(self->fd);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -1760,6 +1767,9 @@ TEST_F(jump, sysemu_tracer_sees_no_hit)
 	EXPECT_EQ(SYSEMU_CALLS, count);
 	if (ours_only(_metadata, "the base has no jumps"))
 		return;
+	/* A punned jump is in place if proc says so. */
+	if (t->len)
+		code = strstr(line, " punned-jump") ? 0xe9 : 0;
 	EXPECT_EQ(0xe9, code & 0xff) TH_LOG("no jump at the probe");
 }
 
