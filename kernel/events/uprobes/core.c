@@ -12,6 +12,7 @@
  *   core.c	consumers and the consumer API: register, batches, apply,
  *		unregister
  *   process.c	probes by process and address (uprobe_register_pid())
+ *   show.c	/proc/PID/uprobes: how each probe is carried out in a process
  *
  *   hit.c	the hit: lookup, handlers, the step; signals and rseq
  *   own_slot.c	the task's own slot: instructions run without a step

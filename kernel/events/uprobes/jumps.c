@@ -363,6 +363,16 @@ bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr)
 }
 
 /*
+ * Whether a punned jump at @vaddr may be written in @vma: its last bytes
+ * are the next instructions', which must stay within the mapping, and
+ * which no store of the process may change.
+ */
+static bool may_pun_in(struct vm_area_struct *vma, unsigned long vaddr)
+{
+	return !(vma->vm_flags & VM_WRITE) && vaddr + UPROBE_JUMP_BYTES <= vma->vm_end;
+}
+
+/*
  * Why @uprobe at @vaddr of @mm (mmap_lock held), whose text holds no jump,
  * has none, as far as it can be told without a hit; NULL if its next hit
  * may make one.  @regs: the registers of one of @mm's tasks.
@@ -393,7 +403,7 @@ static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
 		return "stub-limit";
 	if (uprobe->arch.len >= UPROBE_JUMP_BYTES)
 		return NULL;
-	if (!vma || (vma->vm_flags & VM_WRITE) || vaddr + UPROBE_JUMP_BYTES > vma->vm_end)
+	if (!vma || !may_pun_in(vma, vaddr))
 		return "writable-or-map-end";
 	if (!read_jump_bytes(mm, vaddr, now) ||
 	    memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1))
@@ -445,16 +455,14 @@ void try_jump(struct uprobe *uprobe, unsigned long vaddr)
 	if (!area || READ_ONCE(area->no_stubs) || mmap_write_lock_killable(mm))
 		return;
 	vma = vma_lookup(mm, vaddr);
-	/*
-	 * A punned jump's last bytes are the next instructions': they stay
-	 * within the mapping, which no store of the process may change.
-	 */
 	if (vma && valid_vma(vma, true) && vma_maps(vma, uprobe->inode, uprobe->offset) &&
 	    offset_to_vaddr(vma, uprobe->offset) == vaddr && uprobe_is_live(uprobe) &&
-	    (uprobe->arch.len >= UPROBE_JUMP_BYTES ||
-	     (!(vma->vm_flags & VM_WRITE) && vaddr + UPROBE_JUMP_BYTES <= vma->vm_end)) &&
-	    jumps_wanted(uprobe))
-		write_jump(uprobe, mm, area, vaddr);
+	    jumps_wanted(uprobe)) {
+		if (uprobe->arch.len >= UPROBE_JUMP_BYTES || may_pun_in(vma, vaddr))
+			write_jump(uprobe, mm, area, vaddr);
+		else
+			xa_store(&area->no_pun, vaddr, xa_mk_value(1), GFP_KERNEL);
+	}
 	mmap_write_unlock(mm);
 }
 

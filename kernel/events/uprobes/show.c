@@ -93,7 +93,7 @@ static void show_mm_probes(struct show_ctx *ctx)
 		visit_probes(file_inode(vma->vm_file), probe_in_vma, vma, show_probe, ctx);
 	}
 	ctx->vma = NULL;
-	visit_anon_probes(ctx->mm, 0, TASK_SIZE_MAX, show_probe, ctx);
+	visit_anon_probes(ctx->mm, 0, ULONG_MAX, show_probe, ctx);
 }
 
 /**

@@ -116,18 +116,16 @@ static struct stub_site *hop_site(struct xol_area *area, struct stub_page *sp,
 }
 
 /*
- * The site of the stub of @mm that holds @addr, with @addr's offset in
- * the stub in *@offset; or the site whose hop starts at @addr, at offset
- * 0 (a task there has run nothing of the stub yet); NULL when @addr is in
- * neither.  The site lives as long as @mm.
+ * stub_at(), and in *@hop whether @addr is a hop's rather than in a stub.
  */
-struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
-			  unsigned long *offset)
+static struct stub_site *site_of(struct mm_struct *mm, unsigned long addr,
+				 unsigned long *offset, bool *hop)
 {
 	struct xol_area *area = mm_xol_area(mm);
 	struct stub_site *site = NULL;
 	struct stub_page *sp;
 
+	*hop = false;
 	if (!area)
 		return NULL;
 	rcu_read_lock();
@@ -137,9 +135,24 @@ struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
 	} else if (sp) {
 		site = hop_site(area, sp, addr);
 		*offset = 0;
+		*hop = true;
 	}
 	rcu_read_unlock();
 	return site;
+}
+
+/*
+ * The site of the stub of @mm that holds @addr, with @addr's offset in
+ * the stub in *@offset; or the site whose hop starts at @addr, at offset
+ * 0 (a task there has run nothing of the stub yet); NULL when @addr is in
+ * neither.  The site lives as long as @mm.
+ */
+struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
+			  unsigned long *offset)
+{
+	bool hop;
+
+	return site_of(mm, addr, offset, &hop);
 }
 
 /*
@@ -163,18 +176,12 @@ struct stub_site *stub_starting_at(struct mm_struct *mm, unsigned long addr)
 /* The site whose hop of @mm starts at @addr, or NULL. */
 struct stub_site *hop_at(struct mm_struct *mm, unsigned long addr)
 {
-	struct xol_area *area = mm_xol_area(mm);
-	struct stub_site *site = NULL;
-	struct stub_page *sp;
+	struct stub_site *site;
+	unsigned long offset;
+	bool hop;
 
-	if (!area)
-		return NULL;
-	rcu_read_lock();
-	sp = find_stub_page(area, addr);
-	if (sp && sp->hops)
-		site = hop_site(area, sp, addr);
-	rcu_read_unlock();
-	return site;
+	site = site_of(mm, addr, &offset, &hop);
+	return hop ? site : NULL;
 }
 
 static vm_fault_t stub_fault(const struct vm_special_mapping *sm,

@@ -35,8 +35,17 @@ TARGET long life_target(long x)
 	return x * 7 + 3;
 }
 
-/* On arm64 both are adds: stepped, as every instruction it does not simulate. */
+/*
+ * On arm64 both are adds: stepped, as every instruction it does not
+ * simulate.  On x86-64 life_direct's lea starts 4 bytes before the end of
+ * a page, where ours makes no jump (a jump would cross into the next
+ * page): its hits run it from the task's own slot, or step it.
+ */
 asm(".pushsection .text\n"
+#ifndef __aarch64__
+	".balign 4096\n"
+	".skip 4092, 0x90\n"
+#endif
 	".globl life_direct\n"
 	".type life_direct, @function\n"
 	"life_direct:\n"
