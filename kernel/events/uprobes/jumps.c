@@ -177,8 +177,9 @@ int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn)
 /*
  * A breakpoint is about to be written at @vaddr of @mm: a punned jump
  * whose bytes hold @vaddr would lead elsewhere.  Such jumps are taken
- * out first; both probes then stay on their breakpoints (write_jump()
- * finds the other's breakpoint in its bytes).
+ * out first; their probes then stay on their breakpoints while this one
+ * is there (write_jump() finds it in their bytes, jumps_retry_around()
+ * lets them try again once it goes).
  */
 int jumps_out_around(struct mm_struct *mm, unsigned long vaddr)
 {
@@ -232,8 +233,12 @@ bool jumps_in_range(struct mm_struct *mm, unsigned long addr, unsigned long len)
 	if (!area)
 		return false;
 	rcu_read_lock();
-	for_each_stub_site(area, site)
-		found = found || site_meets(site, addr, len);
+	for_each_stub_site(area, site) {
+		if (site_meets(site, addr, len)) {
+			found = true;
+			break;
+		}
+	}
 	rcu_read_unlock();
 	return found;
 }

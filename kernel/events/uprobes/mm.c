@@ -114,11 +114,13 @@ void uprobe_mprotect_write(struct mm_struct *mm, unsigned long start, unsigned l
  * @addr: where
  * @len: how many bytes
  *
- * ptrace, /proc/PID/mem and process_vm_writev() on a mapping ptrace may
- * write (__access_remote_vm()): the jumps to stubs whose bytes the write
- * meets are taken out first, so that a debugger's breakpoint after a
- * punned jump does not change where that jump leads.  Takes mmap_lock
- * for writing meanwhile, and gives it back for reading.
+ * ptrace, /proc/PID/mem and the other writers through
+ * __access_remote_vm(): the jumps to stubs whose bytes the write meets
+ * are taken out first, so that a debugger's breakpoint after a punned
+ * jump does not change where that jump leads.  (process_vm_writev() does
+ * not force its writes: it cannot write the mappings punned jumps are
+ * made in, which are not writable.)  Takes mmap_lock for writing
+ * meanwhile, and gives it back for reading.
  *
  * Return: 0, or -EINTR if the writer was killed (the lock is then not held).
  */

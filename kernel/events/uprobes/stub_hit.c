@@ -157,10 +157,10 @@ bool uprobe_is_stub(unsigned long addr)
  * uprobe_stub_step_trap - a single-step trap in user mode, not ours
  * @regs: the task's registers
  *
- * A debugger stepped the task over a jump to a stub, or to a hop: the trap
- * is taken for the breakpoint the jump stands for, so that the debugger
- * sees the probed instruction done in one step, and never the stub.  Runs in the #DB
- * handler: takes no lock.
+ * A debugger stepped the task over a jump to a stub, or to a hop: the
+ * trap is taken for the breakpoint the jump stands for, so that the
+ * debugger sees the probed instruction done in one step, and never the
+ * stub.  Runs in the #DB handler: takes no lock.
  *
  * Return: true when the trap was at the entry of a stub.
  */

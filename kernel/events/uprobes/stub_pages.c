@@ -72,9 +72,9 @@ static struct stub_page *find_stub_page(struct xol_area *area, unsigned long vad
 }
 
 /*
- * The site of the stub of @mm that holds @addr, with @addr's offset in
- * the stub in *@offset; NULL when @addr is in no stub handed out.  The
- * site lives as long as @mm.
+ * The site of the stub of @sp, a page of stubs, that holds @addr, with
+ * @addr's offset in the stub in *@offset; NULL when @addr is in no stub
+ * handed out.
  */
 static struct stub_site *site_in(struct stub_page *sp, unsigned long addr,
 				 unsigned long *offset)
