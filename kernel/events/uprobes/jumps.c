@@ -107,7 +107,9 @@ static unsigned long jump_target(struct uprobe *uprobe, struct mm_struct *mm,
 	hop = get_hop(mm, area, lo, hi);
 	stub = hop ? get_stub(mm, area, uprobe, vaddr, hop) : 0;
 	if (!stub) {
-		xa_store(&area->no_pun, vaddr, xa_mk_value(1), GFP_KERNEL);
+		/* 2: the hop pages ran out; 1: the window had no room. */
+		xa_store(&area->no_pun, vaddr,
+			 xa_mk_value(area->nr_hop_pages >= HOP_PAGES_MAX ? 2 : 1), GFP_KERNEL);
 		return 0;
 	}
 	set_hop(mm, area, hop, stub);
@@ -388,6 +390,7 @@ static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
 	struct xol_area *area = mm_xol_area(mm);
 	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
 	u8 now[UPROBE_JUMP_BYTES];
+	void *memo;
 
 	if (!uprobe->inode)
 		return "anonymous-memory";
@@ -413,8 +416,9 @@ static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
 	if (!read_jump_bytes(mm, vaddr, now) ||
 	    memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1))
 		return "text-differs";
-	if (area && xa_load(&area->no_pun, vaddr))
-		return "no-window";
+	memo = area ? xa_load(&area->no_pun, vaddr) : NULL;
+	if (memo)
+		return xa_to_value(memo) == 2 ? "hop-limit" : "no-window";
 	return NULL;
 }
 
