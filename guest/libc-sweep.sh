@@ -113,13 +113,15 @@ awk 'NR == FNR { off[NR - 1] = $1; name[NR - 1] = $2; next }
 
 awk -v right="$right" -v refused="$refused" -v pages="$(cat "$work/pages")" '
 	$3 == "not-in-process" { other++; next }
+	# A breakpoint with no reason: the python3 did not hit it.
+	$3 == "breakpoint" && $4 == "" { other++; next }
 	{ n++ }
 	$3 == "jump" { jump++ }
 	$3 == "punned-jump" { pun++ }
-	$3 == "breakpoint" { trap++; why[$4 == "" ? "(not hit here)" : $4]++ }
+	$3 == "breakpoint" { trap++; why[$4]++ }
 	END {
-		printf "entries hit by the workload: %d (and %d hit only by other commands)\n", n + other, other
-		printf "in the python3 process: %d\n", n
+		printf "entries hit by the workload: %d (%d of them not by the python3)\n", n + other, other
+		printf "hit in the python3 process: %d\n", n
 		printf "  entered by a jump before punning: %d (%.0f%%)\n", jump, 100 * jump / n
 		printf "  entered by a jump now: %d (%.0f%%): %d jumps, %d punned jumps\n",
 			jump + pun, 100 * (jump + pun) / n, jump, pun

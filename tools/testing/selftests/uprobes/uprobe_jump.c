@@ -653,7 +653,7 @@ static const struct target pun_r15 = { pun_loop_push_r15_insn, pun_loop_push_r15
  * second may get a jump of its own: it changes no byte the first jumps
  * by.)  Ours: once the second goes, the first gets its punned jump again.
  */
-TEST(pun_neighbour_keeps_both_on_trap)
+TEST(pun_neighbour_keeps_the_first_on_trap)
 {
 	const unsigned char *next = pun_r15.probe_at + pun_r15.len;
 	int first, second, round;
