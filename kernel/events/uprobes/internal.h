@@ -131,8 +131,7 @@ struct uprobe {
  * @nr_hop_pages: how many of them are pages of hops (mmap_lock write)
  * @no_stubs: a stub could not be had: no more tries in this mm
  * @no_pun: the addresses of this mm where a punned jump could not be
- *	had (xa_mk_value(2) when the pages of hops ran out, else 1): no
- *	more tries there
+ *	had, each with why (enum no_pun_why, jumps.c): no more tries there
  */
 struct xol_area {
 	unsigned long vaddr;

@@ -85,6 +85,18 @@ bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr)
 	return jump_site(mm, vaddr);
 }
 
+/* Why a place of an mm has no punned jump: the values of xol_area.no_pun. */
+enum no_pun_why {
+	NO_PUN_PLACE = 1,	/* no room in its window, or its text or mapping */
+	NO_PUN_HOP_LIMIT,	/* the mm's pages of hops ran out */
+};
+
+/* Remembers that @vaddr of @area's mm has no punned jump, and @why. */
+static void no_pun(struct xol_area *area, unsigned long vaddr, enum no_pun_why why)
+{
+	xa_store(&area->no_pun, vaddr, xa_mk_value(why), GFP_KERNEL);
+}
+
 /*
  * Where the jump of @uprobe at @vaddr of @mm leads: its stub for an
  * instruction as long as the jump; for a shorter one, a hop in the window
@@ -107,9 +119,8 @@ static unsigned long jump_target(struct uprobe *uprobe, struct mm_struct *mm,
 	hop = get_hop(mm, area, lo, hi);
 	stub = hop ? get_stub(mm, area, uprobe, vaddr, hop) : 0;
 	if (!stub) {
-		/* 2: the hop pages ran out; 1: the window had no room. */
-		xa_store(&area->no_pun, vaddr,
-			 xa_mk_value(area->nr_hop_pages >= HOP_PAGES_MAX ? 2 : 1), GFP_KERNEL);
+		no_pun(area, vaddr, area->nr_hop_pages >= HOP_PAGES_MAX ?
+				    NO_PUN_HOP_LIMIT : NO_PUN_PLACE);
 		return 0;
 	}
 	set_hop(mm, area, hop, stub);
@@ -137,7 +148,7 @@ static void write_jump(struct uprobe *uprobe, struct mm_struct *mm,
 	if (memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1)) {
 		/* Until a breakpoint after it goes (jumps_retry_around()). */
 		if (own < UPROBE_JUMP_BYTES)
-			xa_store(&area->no_pun, vaddr, xa_mk_value(1), GFP_KERNEL);
+			no_pun(area, vaddr, NO_PUN_PLACE);
 		return;
 	}
 	target = jump_target(uprobe, mm, area, vaddr);
@@ -418,7 +429,7 @@ static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
 		return "text-differs";
 	memo = area ? xa_load(&area->no_pun, vaddr) : NULL;
 	if (memo)
-		return xa_to_value(memo) == 2 ? "hop-limit" : "no-window";
+		return xa_to_value(memo) == NO_PUN_HOP_LIMIT ? "hop-limit" : "no-window";
 	return NULL;
 }
 
@@ -470,7 +481,7 @@ void try_jump(struct uprobe *uprobe, unsigned long vaddr)
 		if (uprobe->arch.len >= UPROBE_JUMP_BYTES || may_pun_in(vma, vaddr))
 			write_jump(uprobe, mm, area, vaddr);
 		else
-			xa_store(&area->no_pun, vaddr, xa_mk_value(1), GFP_KERNEL);
+			no_pun(area, vaddr, NO_PUN_PLACE);
 	}
 	mmap_write_unlock(mm);
 }
