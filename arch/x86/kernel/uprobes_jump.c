@@ -20,9 +20,9 @@
  *    stack pointer below the red zone of a leaf function, which a call
  *    would write into, pushes rax, rcx and r11, which the syscall
  *    clobbers, and makes the uprobe syscall (336).  An instruction the
- *    kernel does not emulate follows as a copy (a RIP-relative operand's
- *    displacement recomputed for the copy's place), then a jump back to
- *    the next original instruction.
+ *    kernel does not emulate, or a push, follows as a copy (a RIP-relative
+ *    operand's displacement recomputed for the copy's place), then a jump
+ *    back to the next original instruction.
  *
  *  - the way in: do_syscall_64() hands the syscall of a stub of the mm to
  *    uprobe_syscall_entry() before the syscall-entry work, so that no
@@ -181,6 +181,18 @@ static bool uprobe_move_riprel(struct arch_uprobe *aup, u8 *copy,
 	return true;
 }
 
+/*
+ * Whether a stub runs a copy of the instruction: one not emulated, or a
+ * push of a register.  Emulated at the stub's syscall, a push would move
+ * the stack pointer, and the task would leave through the way out, which
+ * costs a frame written and popped; copied, it runs after the straight
+ * one.  Both run the same in the stub as in place.
+ */
+static bool uprobe_stub_copies(struct arch_uprobe *aup)
+{
+	return aup->kind == UPROBE_KIND_STEP || aup->kind == UPROBE_KIND_PUSH;
+}
+
 /**
  * arch_uprobe_stub_code - the code of a stub
  * @aup: the probed instruction
@@ -188,11 +200,12 @@ static bool uprobe_move_riprel(struct arch_uprobe *aup, u8 *copy,
  * @stub: the stub's address, within reach of a rel32 from @vaddr
  * @code: UPROBE_STUB_BYTES bytes to fill
  * @copy_len: set to the length of the copied instruction, or 0 when the
- *	stub has no copy (the instruction is emulated)
+ *	stub has no copy (the instruction is emulated at the syscall)
  *
  * Every stub enters the kernel the same way: the kernel knows a stub's
  * probed address from the stub's address.  An instruction that is not
- * emulated follows at UPROBE_STUB_COPY, where the straight way out leads,
+ * emulated, or a push (uprobe_stub_copies()), follows at
+ * UPROBE_STUB_COPY, where the straight way out leads,
  * then a jump to the next original instruction; with no copy, the jump is
  * at UPROBE_STUB_COPY.
  *
@@ -212,7 +225,7 @@ size_t arch_uprobe_stub_code(struct arch_uprobe *aup, unsigned long vaddr,
 	memset(code, INT3_INSN_OPCODE, UPROBE_STUB_BYTES);
 	memcpy(code, uprobe_stub, sizeof(uprobe_stub));
 	*copy_len = 0;
-	if (aup->kind != UPROBE_KIND_STEP) {
+	if (!uprobe_stub_copies(aup)) {
 		uprobe_put_jump(copy, at, vaddr + aup->len);
 		return UPROBE_STUB_COPY + UPROBE_JUMP_BYTES;
 	}

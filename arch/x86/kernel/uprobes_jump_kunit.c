@@ -118,6 +118,27 @@ static void uprobe_test_stub_emulated(struct kunit *test)
 						      TEST_STUB + UPROBE_STUB_COPY), TEST_BP + 5);
 }
 
+/*
+ * A push %r15 is emulated at a breakpoint, but its stub runs a copy: the
+ * straight way out leads to it, then a jump to the next instruction.
+ */
+static void uprobe_test_stub_push(struct kunit *test)
+{
+	struct arch_uprobe aup = { .insn = { 0x41, 0x57 } };
+	unsigned long copy = TEST_STUB + UPROBE_STUB_COPY;
+	u8 code[UPROBE_STUB_BYTES];
+	size_t copy_len;
+
+	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&aup, false), 0);
+	KUNIT_ASSERT_EQ(test, aup.kind, UPROBE_KIND_PUSH);
+	KUNIT_EXPECT_EQ(test, arch_uprobe_stub_code(&aup, TEST_BP, TEST_STUB, code, &copy_len),
+			(size_t)UPROBE_STUB_COPY + 2 + UPROBE_JUMP_BYTES);
+	KUNIT_EXPECT_EQ(test, copy_len, (size_t)2);
+	KUNIT_EXPECT_EQ(test, memcmp(&code[UPROBE_STUB_COPY], aup.insn, 2), 0);
+	KUNIT_EXPECT_EQ(test, arch_uprobe_jump_target(&code[UPROBE_STUB_COPY + 2], copy + 2),
+			TEST_BP + 2);
+}
+
 /* A stack pointer no way out's frame can be written below. */
 #define TEST_KERNEL_SP	0xffffc90000010000UL
 
@@ -213,6 +234,7 @@ static struct kunit_case uprobe_jump_test_cases[] = {
 	KUNIT_CASE(uprobe_test_pun_window),
 	KUNIT_CASE(uprobe_test_stub_riprel),
 	KUNIT_CASE(uprobe_test_stub_emulated),
+	KUNIT_CASE(uprobe_test_stub_push),
 	KUNIT_CASE(uprobe_test_stub_exit),
 	{}
 };

@@ -191,9 +191,9 @@ put_uprobe:
 
 /*
  * A hit of @uprobe at @bp_vaddr, the registers as at the probed
- * instruction: the handlers run, then the instruction is carried out
- * (by the copy at @copy, if not 0 and not emulated).  The caller holds
- * uprobes_srcu, which keeps @uprobe.
+ * instruction: the handlers run, then the instruction is carried out: by
+ * the copy at @copy, if not 0, else emulated, run out of line or stepped.
+ * The caller holds uprobes_srcu, which keeps @uprobe.
  */
 enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
 			unsigned long bp_vaddr, unsigned long copy)
@@ -214,11 +214,11 @@ enum hit_end handle_hit(struct uprobe *uprobe, struct pt_regs *regs,
 	/* A handler that moved the ip has taken the task elsewhere. */
 	if (instruction_pointer(regs) != bp_vaddr)
 		return end;
-	if (arch_uprobe_skip_sstep(&uprobe->arch, regs))
-		return end;
+	/* A stub's copy runs in place of the emulation: no stack move here. */
 	if (copy)
 		instruction_pointer_set(regs, copy);
-	else if (!run_direct(uprobe, regs, bp_vaddr))
+	else if (!arch_uprobe_skip_sstep(&uprobe->arch, regs) &&
+		 !run_direct(uprobe, regs, bp_vaddr))
 		start_step(uprobe, regs, bp_vaddr);
 	return end;
 }
