@@ -305,6 +305,32 @@ asm(".pushsection .text\n"
 	".popsection\n");
 
 /*
+ * PUN_MANY functions x + 1, PUN_MANY_STRIDE bytes apart from pun_many,
+ * each a nop then a mov $imm32,%eax whose first bytes make the nop's
+ * punned jump lead 256 MiB below it, and the I-th 64 KiB further: each
+ * needs a page of hops of its own.
+ */
+#define PUN_MANY	80
+#define PUN_MANY_STRIDE	16
+#define PUN_STR(x)	#x
+#define PUN_XSTR(x)	PUN_STR(x)
+asm(".pushsection .text\n"
+	".globl pun_many\n"
+	".balign " PUN_XSTR(PUN_MANY_STRIDE) "\n"
+	"pun_many:\n"
+	".set i, 0\n"
+	".rept " PUN_XSTR(PUN_MANY) "\n"
+	".balign " PUN_XSTR(PUN_MANY_STRIDE) "\n"
+	"	nop\n"
+	"	.byte 0xb8, 0x00, i, 0xf0, 0x00\n"	/* mov $0xf0ii00, %eax */
+	"	lea 1(%rdi), %rax\n"
+	"	ret\n"
+	".set i, i + 1\n"
+	".endr\n"
+	".popsection\n");
+extern const unsigned char pun_many[];
+
+/*
  * jump_keep NAME, INSN makes NAME(), which loads every register it can
  * from jump_keep_in, runs INSN at NAME_insn and stores them all in
  * jump_keep_out (uprobe_asm.h).  struct jump_keep_regs, as used here: the
@@ -831,6 +857,106 @@ TEST(proc_uprobes_tells_each_entry)
 	close(neighbour);
 	close(pun);
 	close(nop5);
+}
+
+/* The hop pages the current process has, and may have, from its first line. */
+static int proc_uprobes_hop_pages(unsigned int *used, unsigned int *max)
+{
+	unsigned int stubs, stubs_max;
+	FILE *f = fopen("/proc/self/uprobes", "r");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "stub-pages %u of %u, hop-pages %u of %u", &stubs, &stubs_max, used, max);
+	fclose(f);
+	return n == 4 ? 0 : -1;
+}
+
+/*
+ * Ours: a process has at most as many pages of hops as its first line of
+ * /proc/PID/uprobes says.  With two more nops probed than that, each
+ * needing a page of its own, all are hit twice: as many as the pages left
+ * are entered by a punned jump, the others stay on the breakpoint for
+ * hop-limit, and every call is right and counted.
+ */
+TEST(pun_hop_pages_limited)
+{
+	unsigned int used, max, i, n, punned = 0, limited = 0;
+	int fd[PUN_MANY];
+	char line[512];
+
+	if (engine_is_base())
+		SKIP(return, "the base has no jumps");
+	ASSERT_EQ(0, proc_uprobes_hop_pages(&used, &max));
+	ASSERT_LE(used, max);
+	n = max - used + 2;
+	ASSERT_LE(n, PUN_MANY) TH_LOG("%u hop pages left: more than the test has nops", max - used);
+	for (i = 0; i < n; i++)
+		fd[i] = probe(_metadata, pun_many + i * PUN_MANY_STRIDE);
+	for (i = 0; i < 2 * n; i++) {
+		long (*fn)(long) = (void *)(pun_many + i % n * PUN_MANY_STRIDE);
+
+		ASSERT_EQ((long)i + 1, fn(i));
+	}
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(2, perf_count(fd[i])) TH_LOG("nop %u", i);
+		ASSERT_EQ(0, proc_uprobes_line(0, pun_many + i * PUN_MANY_STRIDE,
+					       line, sizeof(line)));
+		if (strstr(line, " punned-jump"))
+			punned++;
+		else if (strstr(line, " breakpoint hop-limit"))
+			limited++;
+		else
+			TH_LOG("nop %u: %s", i, line);
+		close(fd[i]);
+	}
+	EXPECT_EQ(max - used, punned);
+	EXPECT_EQ(2, limited);
+	ASSERT_EQ(0, proc_uprobes_hop_pages(&used, &max));
+	EXPECT_EQ(max, used);
+}
+
+/*
+ * Ours: a punned nop in text mapped by hand, then moved by mremap(): the
+ * jump would move with the text but its hop would not, so it gives way
+ * to the breakpoint first.  The moved text runs right, every call
+ * counted, and gets a punned jump of its own.
+ */
+TEST(pun_text_moved_by_mremap)
+{
+	long page = getpagesize(), off = self_offset(pun_many), len = 2 * page, i;
+	long (*fn)(long);
+	char line[512], *map, *hole, *moved;
+	int fd, file;
+
+	if (engine_is_base())
+		SKIP(return, "the base has no jumps");
+	fd = probe(_metadata, pun_many);
+	file = open(self_path(), O_RDONLY);
+	ASSERT_LE(0, file);
+	map = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, file, off & -page);
+	ASSERT_NE(MAP_FAILED, map);
+	fn = (void *)(map + off % page);
+	ASSERT_EQ(1, fn(0));
+	ASSERT_EQ(2, fn(1));
+	ASSERT_EQ(0, proc_uprobes_line(0, fn, line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, " punned-jump")) TH_LOG("before the move: %s", line);
+
+	/* To a fresh address, reserved first so that it is free. */
+	hole = mmap(NULL, 16 * len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	moved = mremap(map, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, hole + 8 * len);
+	ASSERT_NE(MAP_FAILED, moved);
+	fn = (void *)(moved + off % page);
+	for (i = 0; i < CALLS; i++)
+		ASSERT_EQ(i + 1, fn(i));
+	EXPECT_EQ(2 + CALLS, perf_count(fd));
+	ASSERT_EQ(0, proc_uprobes_line(0, fn, line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, " punned-jump")) TH_LOG("after the move: %s", line);
+	munmap(hole, 16 * len);
+	close(file);
+	close(fd);
 }
 
 /*
@@ -1778,30 +1904,32 @@ TEST_F(jump, sysemu_tracer_sees_no_hit)
 
 /*
  * What "uprobe_jump --straced ENGINE" does, run by strace: probes
- * jump_nop, calls it once (where ours puts its jump), then STRACE_CALLS
- * times, each after a getppid().  Exits 0 if every call was right and one
- * hit, 1 on a wrong result, 2 if the hits were miscounted, 3 if ours made
- * no jump, 4 if the probe could not be made.  ENGINE ("base" or "ours")
- * comes from the test: asking the kernel would show strace a syscall.
+ * jump_nop and pun_push_rbp, calls each once (where ours puts its jump,
+ * and its punned jump), then STRACE_CALLS times, each after a getppid().
+ * Exits 0 if every call was right and one hit, 1 on a wrong result, 2 if
+ * the hits were miscounted, 3 if ours made no jump, 4 if a probe could not
+ * be made.  ENGINE ("base" or "ours") comes from the test: asking the
+ * kernel would show strace a syscall.
  */
 static void __noreturn straced_main(bool base)
 {
+	int fd = self_probe(jump_nop), pun = self_probe(pun_push_rbp);
 	long i;
-	int fd;
 
-	fd = self_probe(jump_nop);
-	if (fd < 0)
+	if (fd < 0 || pun < 0)
 		_exit(4);
-	if (jump_nop(0) != 1)
+	if (jump_nop(0) != 1 || pun_push_rbp(0) != 1)
 		_exit(1);
-	if (!base && !jump_target(jump_nop))
+	if (!base && (!jump_target(jump_nop) || !jump_target(pun_push_rbp)))
 		_exit(3);
 	for (i = 0; i < STRACE_CALLS; i++) {
 		syscall(SYS_getppid);
-		if (jump_nop(i) != i + 1)
+		if (jump_nop(i) != i + 1 || pun_push_rbp(i) != i + 1)
 			_exit(1);
 	}
-	_exit(perf_count(fd) == STRACE_CALLS + 1 ? 0 : 2);
+	if (perf_count(fd) != STRACE_CALLS + 1 || perf_count(pun) != STRACE_CALLS + 1)
+		_exit(2);
+	_exit(0);
 }
 
 /*
@@ -1866,10 +1994,10 @@ static int strace_read(struct __test_metadata *_metadata, const char *path,
 }
 
 /*
- * Under strace, a program whose probe is hit through a stub (on ours)
- * shows its own syscalls only: none for a hit, and in its loop exactly
- * its getppid() calls, one a call.  The base's breakpoint shows nothing
- * either.
+ * Under strace, a program whose probes are hit through a stub (on ours),
+ * one by a punned jump, shows its own syscalls only: none for a hit, and
+ * in its loop exactly its getppid() calls, one a call.  The base's
+ * breakpoint shows nothing either.
  */
 TEST(strace_shows_no_hit)
 {
