@@ -79,12 +79,9 @@ static void show_probe(struct uprobe *uprobe, void *arg)
 /* The lines of the probes of @ctx->mm, mmap_lock held. */
 static void show_mm_probes(struct show_ctx *ctx)
 {
-	struct xol_area *area = mm_xol_area(ctx->mm);
 	struct vm_area_struct *vma;
 	struct vma_iterator vmi;
 
-	if (area)
-		stub_pages_show(ctx->m, area);
 	vma_iter_init(&vmi, ctx->mm, 0);
 	for_each_vma(vmi, vma) {
 		if (!valid_vma(vma, false))
@@ -112,12 +109,12 @@ int uprobe_proc_show(struct seq_file *m, struct task_struct *task)
 	ctx.mm = mm_access(task, PTRACE_MODE_READ_FSCREDS);
 	if (IS_ERR_OR_NULL(ctx.mm))
 		return PTR_ERR_OR_ZERO(ctx.mm);
-	if (!test_bit(MMF_HAS_UPROBES, &ctx.mm->flags))
-		goto put_mm;
 	err = mmap_read_lock_killable(ctx.mm);
 	if (err)
 		goto put_mm;
-	show_mm_probes(&ctx);
+	stub_pages_show(m, mm_xol_area(ctx.mm));
+	if (test_bit(MMF_HAS_UPROBES, &ctx.mm->flags))
+		show_mm_probes(&ctx);
 	mmap_read_unlock(ctx.mm);
 put_mm:
 	mmput(ctx.mm);

@@ -647,11 +647,15 @@ void stub_pages_unmap(struct mm_struct *mm, struct xol_area *area, unsigned long
 	}
 }
 
-/* Tells what stub pages @area has, against their limits (/proc/PID/uprobes). */
+/*
+ * Tells what stub pages @area has, against their limits; none with no
+ * @area yet (/proc/PID/uprobes).
+ */
 void stub_pages_show(struct seq_file *m, struct xol_area *area)
 {
 	seq_printf(m, "stub-pages %u of %u, hop-pages %u of %u\n",
-		   area->nr_stub_pages, STUB_PAGES_MAX, area->nr_hop_pages, HOP_PAGES_MAX);
+		   area ? area->nr_stub_pages : 0, STUB_PAGES_MAX,
+		   area ? area->nr_hop_pages : 0, HOP_PAGES_MAX);
 }
 
 /* A copy of each stub page of @old for a forked child's @area. */
