@@ -93,6 +93,12 @@ extern const unsigned char pun_loop_push_r15_insn[], pun_loop_mov_rdi_rax_insn[]
 extern const unsigned char pun_loop_sub_rsp_insn[], pun_loop_endbr64_insn[];
 
 /*
+ * uprobe_jump.c: pun_many, the first of functions x + 1, each a nop and
+ * a mov $imm32,%eax (see there).
+ */
+extern const unsigned char pun_many[];
+
+/*
  * uprobe_jump.c: jump_keep_NAME() loads the 15 general registers but rsp,
  * the flags, xmm0 and xmm15 from jump_keep_in, runs the instruction at
  * jump_keep_NAME_insn, and stores them all in jump_keep_out; it writes the

@@ -328,7 +328,6 @@ asm(".pushsection .text\n"
 	".set i, i + 1\n"
 	".endr\n"
 	".popsection\n");
-extern const unsigned char pun_many[];
 
 /*
  * jump_keep NAME, INSN makes NAME(), which loads every register it can
@@ -883,6 +882,7 @@ static int proc_uprobes_hop_pages(unsigned int *used, unsigned int *max)
 TEST(pun_hop_pages_limited)
 {
 	unsigned int used, max, i, n, punned = 0, limited = 0;
+	long (*fn)(long x);
 	int fd[PUN_MANY];
 	char line[512];
 
@@ -895,8 +895,7 @@ TEST(pun_hop_pages_limited)
 	for (i = 0; i < n; i++)
 		fd[i] = probe(_metadata, pun_many + i * PUN_MANY_STRIDE);
 	for (i = 0; i < 2 * n; i++) {
-		long (*fn)(long) = (void *)(pun_many + i % n * PUN_MANY_STRIDE);
-
+		fn = (void *)(pun_many + i % n * PUN_MANY_STRIDE);
 		ASSERT_EQ((long)i + 1, fn(i));
 	}
 	for (i = 0; i < n; i++) {
@@ -926,7 +925,7 @@ TEST(pun_hop_pages_limited)
 TEST(pun_text_moved_by_mremap)
 {
 	long page = getpagesize(), off = self_offset(pun_many), len = 2 * page, i;
-	long (*fn)(long);
+	long (*fn)(long x);
 	char line[512], *map, *hole, *moved;
 	int fd, file;
 
