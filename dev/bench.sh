@@ -49,8 +49,8 @@ case $mode in
 "") columns=(upstream perfcore ours)
 	pairs=("upstream ours" "perfcore ours")
 	ratios=ours/upstream,ours/perfcore
-	about="upstream: the base; perfcore: the base with our perf-core patches
-(0014, 0015) and the same config, so ours/perfcore is our engine against
+	about="upstream: the base; perfcore: the base with the series' two patches
+to perf core and the same config, so ours/perfcore is our engine against
 the base's engine." ;;
 aa) columns=(upstream.a upstream.b ours.a ours.b)
 	pairs=("upstream.a upstream.b" "ours.a ours.b")
