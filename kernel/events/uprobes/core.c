@@ -85,6 +85,10 @@
  *         delayed_lock		SDT counters waiting for their mapping
  *     uprobes_lock		writers of the two hash tables
  *
+ * A step takes two more, each alone, holding none of the above:
+ *   probe_slot_lock		gives a probe its probe slot (tables.c)
+ *   area->probe_slot_lock	writes the probe's instruction there (xol.c)
+ *
  * A hit whose handlers ask for the probe's removal takes register_rwsem
  * (read), then mmap_lock, like register does.
  *

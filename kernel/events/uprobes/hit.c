@@ -155,6 +155,30 @@ static void handlers_remove(struct uprobe *uprobe)
 }
 
 /*
+ * An XOL slot holding @uprobe's instruction, for a step: the probe's slot,
+ * else one taken for this step (handle_step() gives either back).  0 when
+ * a fatal signal cut the wait for a slot short.
+ */
+static unsigned long step_slot(struct xol_area *area, struct uprobe *uprobe)
+{
+	const u8 *insn = (const u8 *)&uprobe->arch.ixol;
+	size_t len = sizeof(uprobe->arch.ixol);
+	unsigned long slot = 0;
+	int index;
+	u64 tag;
+
+	index = uprobe_probe_slot(uprobe, &tag);
+	if (index >= 0)
+		slot = xol_probe_slot(area, index, tag, insn, len);
+	if (slot)
+		return slot;
+	slot = xol_take_slot(area);
+	if (slot)
+		xol_write_slot(area, slot, insn, len);
+	return slot;
+}
+
+/*
  * Sets the task up to step @uprobe's instruction in an XOL slot; the
  * step trap brings it back to handle_step().  False when it cannot
  * (no area, no slot): the hit is then given up and restarted.
@@ -168,10 +192,9 @@ static bool start_step(struct uprobe *uprobe, struct pt_regs *regs, unsigned lon
 	/* The step outlives the hit: it holds a reference. */
 	if (!area || !try_get_uprobe(uprobe))
 		return false;
-	slot = xol_take_slot(area);
+	slot = step_slot(area, uprobe);
 	if (!slot)
 		goto put_uprobe;
-	xol_write_slot(area, slot, (const u8 *)&uprobe->arch.ixol, sizeof(uprobe->arch.ixol));
 	/* What the architecture reads. */
 	utask->vaddr = bp_vaddr;
 	utask->xol_vaddr = slot;

@@ -30,9 +30,11 @@
 #include <linux/workqueue.h>
 
 #define UPROBES_HASH_BITS	10
-#define XOL_PAGES_MAX		32	/* per mm: room for 2031 own slots */
+#define XOL_PAGES_MAX		32
 #define XOL_SLOTS_PER_PAGE	(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
 #define XOL_SLOTS		(XOL_PAGES_MAX * XOL_SLOTS_PER_PAGE)
+/* The probes' slots, at the start of the area's second page (xol.c). */
+#define XOL_PROBE_SLOTS		MIN(XOL_SLOTS_PER_PAGE, 512)
 #define XOL_SHARED_SLOTS	16	/* never kept by a task: left for steps */
 #define UPROBE_SPARE_RETURNS	8	/* return_instances a task keeps for reuse */
 
@@ -113,6 +115,8 @@ struct uprobe {
 	loff_t ref_ctr_offset;
 	struct llist_node free_node;
 	struct rcu_head rcu;
+	unsigned int probe_slot;	/* its XOL probe slot + 1, or 0 (tables.c) */
+	u64 probe_slot_tag;
 	struct arch_uprobe arch;
 };
 
@@ -123,8 +127,13 @@ struct uprobe {
  * @pages: its pages: the first (slot 0 holds the return-probe trampoline)
  *	from the start, each other one from when a slot in it is first taken;
  *	set once by cmpxchg(), read with acquire, freed with the mm
- * @slots: the slots in use; lockless: test_and_set_bit() takes one
+ * @slots: the slots in use; lockless: test_and_set_bit() takes one.
+ *	The probes' slots are always set: never taken, never freed
  * @wq: tasks waiting for a free slot (only when all are in use)
+ * @probe_slot_lock: writers of the probes' slots
+ * @probe_slot_tags: the tag of the probe each probe slot holds the
+ *	instruction of (struct uprobe.probe_slot_tag), or 0; written under
+ *	@probe_slot_lock once the code is, read with acquire
  * @stub_pages: the mm's stub pages (mmap_lock write; RCU readers); only
  *	ever added to until the mm goes
  * @nr_stub_pages: how many there are (mmap_lock write)
@@ -138,6 +147,8 @@ struct xol_area {
 	struct page *pages[XOL_PAGES_MAX];
 	DECLARE_BITMAP(slots, XOL_SLOTS);
 	wait_queue_head_t wq;
+	struct mutex probe_slot_lock;
+	u64 probe_slot_tags[XOL_PROBE_SLOTS];
 	struct list_head stub_pages;
 	unsigned int nr_stub_pages;
 	unsigned int nr_hop_pages;
@@ -261,6 +272,7 @@ void text_batch_end(struct text_batch *tb);
 struct hlist_head *owner_bucket(const void *owner);
 struct uprobe *try_get_uprobe(struct uprobe *uprobe);
 void put_uprobe(struct uprobe *uprobe);
+int uprobe_probe_slot(struct uprobe *uprobe, u64 *tag);
 struct uprobe *find_uprobe_srcu(struct inode *inode, struct mm_struct *mm, loff_t offset);
 struct uprobe *get_or_add_uprobe(struct inode *inode, struct mm_struct *mm,
 				 loff_t offset, loff_t ref_ctr_offset);
@@ -294,6 +306,8 @@ void drop_return_instances(struct uprobe_task *utask, struct return_instance *ke
 int xol_mremap(const struct vm_special_mapping *sm, struct vm_area_struct *new_vma);
 struct xol_area *get_xol_area(void);
 unsigned long xol_take_slot(struct xol_area *area);
+unsigned long xol_probe_slot(struct xol_area *area, unsigned int index, u64 tag,
+			     const u8 *insn, size_t len);
 unsigned long xol_take_own_slot(struct xol_area *area);
 void xol_free_slot(struct xol_area *area, unsigned long vaddr);
 void xol_write_slot(struct xol_area *area, unsigned long vaddr,

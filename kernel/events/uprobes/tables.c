@@ -14,6 +14,13 @@
  * under RCU, allocated outside, and counted again until it fits
  * (snapshot_uprobes()); without memory for a list, visit_probes() finds
  * the probes one at a time.
+ *
+ * A probe that is stepped gets, at its first step, a probe slot: an index
+ * among the XOL_PROBE_SLOTS slots that every mm's XOL area keeps for
+ * probes (xol.c), its own until the probe is freed, and a tag that no
+ * other probe ever has, by which an area tells whether the slot holds the
+ * probe's instruction or that of an earlier holder of the index.  The
+ * index is freed with the probe, when no step of it can be under way.
  */
 
 #include <linux/sort.h>
@@ -24,6 +31,9 @@ DEFINE_SRCU(uprobes_srcu);
 atomic_t uprobes_count = ATOMIC_INIT(0);
 
 static DEFINE_SPINLOCK(uprobes_lock);
+static DEFINE_IDA(probe_slots);
+static DEFINE_MUTEX(probe_slot_lock);	/* assigns probe slots and tags */
+static u64 probe_slot_last_tag;		/* probe_slot_lock */
 static struct hlist_head uprobes_by_addr[1 << UPROBES_HASH_BITS];
 static struct hlist_head uprobes_by_inode[1 << UPROBES_HASH_BITS];
 
@@ -76,6 +86,8 @@ static void free_uprobes(struct work_struct *work)
 	llist_for_each_entry_safe(uprobe, next, list, free_node) {
 		if (uprobe->mm)
 			mmdrop(uprobe->mm);
+		if (uprobe->probe_slot)
+			ida_free(&probe_slots, uprobe->probe_slot - 1);
 		kfree_rcu(uprobe, rcu);
 	}
 }
@@ -94,6 +106,38 @@ void put_uprobe(struct uprobe *uprobe)
 	iput(uprobe->inode);
 	if (llist_add(&uprobe->free_node, &uprobes_to_free))
 		schedule_work(&free_uprobes_work);
+}
+
+/**
+ * uprobe_probe_slot - the probe slot of @uprobe, assigned at the first call
+ * @uprobe: a probe the caller holds a reference on, about to be stepped
+ * @tag: set to the probe's tag
+ *
+ * Return: the index of its slot among the XOL_PROBE_SLOTS, or -ENOSPC
+ * when other probes hold them all (-ENOMEM without memory).
+ */
+int uprobe_probe_slot(struct uprobe *uprobe, u64 *tag)
+{
+	/* Pairs with the release below: the tag is set before the slot. */
+	unsigned int slot = smp_load_acquire(&uprobe->probe_slot);
+	int index = 0;
+
+	if (!slot) {
+		mutex_lock(&probe_slot_lock);
+		if (!uprobe->probe_slot) {
+			index = ida_alloc_max(&probe_slots, XOL_PROBE_SLOTS - 1, GFP_KERNEL);
+			if (index >= 0) {
+				uprobe->probe_slot_tag = ++probe_slot_last_tag;
+				smp_store_release(&uprobe->probe_slot, index + 1);
+			}
+		}
+		slot = uprobe->probe_slot;
+		mutex_unlock(&probe_slot_lock);
+		if (index < 0)
+			return index;
+	}
+	*tag = uprobe->probe_slot_tag;
+	return slot - 1;
 }
 
 /* ---------------------------------------------------------------------

@@ -5,11 +5,23 @@
  * from the start.  Slot 0 holds the return-probe trampoline; the others
  * hold copies of probed instructions, run out of line.  A task may keep a
  * slot of its own, where its run-direct instructions go, until it exits.
- * Steps take slots of the first page only, and XOL_SHARED_SLOTS of them
- * are never kept, so that a step always finds one without memory to
- * allocate; kept slots go to the other pages when the first has no more
- * to give.  So up to XOL_SLOTS - 1 - XOL_SHARED_SLOTS threads run
- * directly at once; past that a thread steps.
+ *
+ * A step runs in its probe's slot: the first XOL_PROBE_SLOTS slots of the
+ * second page are the probes', each probe stepped anywhere has one index
+ * of them (uprobe_probe_slot()), and in every mm its slot holds its
+ * instruction from its first step there on.  Any number of the mm's
+ * threads step it there at once.  A slot's code changes only when its
+ * index has passed to another probe, after every step of the old one
+ * ended: never between two steps of one probe, nor by turns for probes
+ * stepped by turns, so that no instruction cache (nor an emulator's cache
+ * of translated code) is asked to catch up with code rewritten under it
+ * at every step.  A step whose probe has no slot (other probes hold them
+ * all) takes a slot of the first page for itself, and writes it.
+ * XOL_SHARED_SLOTS of the first page are never kept, so that such a step
+ * always finds one without memory to allocate; kept slots go to the other
+ * pages when the first has no more to give.  So up to XOL_SLOTS - 1 -
+ * XOL_PROBE_SLOTS - XOL_SHARED_SLOTS threads run directly at once; past
+ * that a thread steps.
  *
  * Slots are taken without a lock (test_and_set_bit()).  The page of a
  * slot is allocated by the first task that takes a slot in it, and set
@@ -114,6 +126,8 @@ static struct xol_area *alloc_xol_area(unsigned long vaddr)
 	}
 	area->vaddr = vaddr;
 	init_waitqueue_head(&area->wq);
+	mutex_init(&area->probe_slot_lock);
+	bitmap_set(area->slots, XOL_SLOTS_PER_PAGE, XOL_PROBE_SLOTS);
 	INIT_LIST_HEAD(&area->stub_pages);
 	xa_init(&area->no_pun);
 	tramp = arch_uprobe_trampoline(&len);
@@ -267,6 +281,33 @@ unsigned long xol_take_slot(struct xol_area *area)
 }
 
 /*
+ * @insn (@len bytes) at the probe slot @index of @area, for the probe
+ * whose tag is @tag: written unless the slot holds it already, and then
+ * the slot's address; 0 without memory for the page.
+ */
+unsigned long xol_probe_slot(struct xol_area *area, unsigned int index, u64 tag,
+			     const u8 *insn, size_t len)
+{
+	unsigned long vaddr = slot_vaddr(area, XOL_SLOTS_PER_PAGE + index);
+	u64 *held = &area->probe_slot_tags[index];
+	struct page *page;
+
+	/* Pairs with the release below: the code is there, caches told. */
+	if (smp_load_acquire(held) == tag)
+		return vaddr;
+	page = xol_slot_page(area, XOL_SLOTS_PER_PAGE + index);
+	if (!page)
+		return 0;
+	mutex_lock(&area->probe_slot_lock);
+	if (*held != tag) {
+		arch_uprobe_copy_ixol(page, vaddr, (void *)insn, len);
+		smp_store_release(held, tag);
+	}
+	mutex_unlock(&area->probe_slot_lock);
+	return vaddr;
+}
+
+/*
  * A slot for the current task to keep (uprobe_task.own_slot): in the first
  * page while that leaves XOL_SHARED_SLOTS of it to steps, else in the
  * other pages.  0 when all are taken, or there is no memory for a page.
@@ -292,11 +333,14 @@ unsigned long xol_take_own_slot(struct xol_area *area)
 	return slot_vaddr(area, slot);
 }
 
+/* Gives back the slot at @vaddr: one taken, or a probe slot, which stays. */
 void xol_free_slot(struct xol_area *area, unsigned long vaddr)
 {
 	unsigned long slot = (vaddr - area->vaddr) / UPROBE_XOL_SLOT_BYTES;
 
 	if (WARN_ON_ONCE(!slot || slot >= XOL_SLOTS))
+		return;
+	if (slot >= XOL_SLOTS_PER_PAGE && slot < XOL_SLOTS_PER_PAGE + XOL_PROBE_SLOTS)
 		return;
 	clear_bit(slot, area->slots);
 	/* The freed slot is visible before the check for waiters. */
