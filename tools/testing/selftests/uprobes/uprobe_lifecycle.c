@@ -239,10 +239,10 @@ TEST_F(life, threads)
 #define CROWD_CALLS 3
 /*
  * Ours on x86-64: how many threads of a process keep an XOL slot of their
- * own at once (32 pages of 64 slots, less the trampoline's and 16 left
- * for steps: Documentation/trace/uprobes.rst).
+ * own at once (32 pages of 64 slots, less the trampoline's, the 64
+ * probes' slots and 16 left for steps: Documentation/trace/uprobes.rst).
  */
-#define OWN_SLOTS 2031
+#define OWN_SLOTS 1967
 #define CROWD_PAST 69
 #define CROWD_MAX (OWN_SLOTS + CROWD_PAST)
 
@@ -357,6 +357,63 @@ TEST_F_TIMEOUT(life, crowd_past_the_slots, 300)
 	ASSERT_EQ(0, event_enable(GROUP, "crowd", 0));
 	EXPECT_EQ(0, c.bad);
 	EXPECT_EQ((long)CROWD_MAX * CROWD_CALLS, profile_hits("crowd"));
+}
+
+#define TURNS_THREADS 16
+#define TURNS_CALLS 1000
+
+/* A probe on @func that is stepped at every hit: on ours, never a jump. */
+static int add_stepped_probe(const char *event, const void *func)
+{
+	unsigned long off = self_offset(func);
+
+	if (!off)
+		return -ENOENT;
+	return uprobe_event_add("p:%s/%s %s:0x%lx%s", GROUP, event, self_path(), off,
+				engine_is_base() ? "" : "%nojump");
+}
+
+static void *steps_by_turns(void *p)
+{
+	long *bad = p, i;
+
+	for (i = 0; i < TURNS_CALLS; i++)
+		if (life_stepped(i) != i + 2)
+			__atomic_add_fetch(bad, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * Two probes stepped by turns, at every call of life_stepped() (its
+ * pushfq and popfq; on arm64 its mov and add), by TURNS_THREADS threads of
+ * one process at once.  Ours steps each in its probe's own XOL slot, whose
+ * code no step rewrites: no thread runs the other probe's instruction.
+ * Every result right, every hit stepped (a kprobe on arch_uprobe_pre_xol())
+ * and counted.
+ */
+TEST_F_TIMEOUT(life, steps_by_turns_in_threads, 300)
+{
+	pthread_t threads[TURNS_THREADS];
+	long bad = 0;
+	int n;
+
+	ASSERT_EQ(0, add_stepped_probe("first", life_stepped));
+	ASSERT_EQ(0, add_stepped_probe("second", life_stepped_popf));
+	ASSERT_EQ(0, event_enable(GROUP, "first", 1));
+	ASSERT_EQ(0, event_enable(GROUP, "second", 1));
+	ASSERT_EQ(0, tfs_write("kprobe_events", "p:ulife_k/steps arch_uprobe_pre_xol"));
+	ASSERT_EQ(0, event_enable("ulife_k", "steps", 1));
+	for (n = 0; n < TURNS_THREADS; n++)
+		ASSERT_EQ(0, pthread_create(&threads[n], NULL, steps_by_turns, &bad));
+	for (n = 0; n < TURNS_THREADS; n++)
+		ASSERT_EQ(0, pthread_join(threads[n], NULL));
+	ASSERT_EQ(0, event_enable("ulife_k", "steps", 0));
+	ASSERT_EQ(0, event_enable(GROUP, "first", 0));
+	ASSERT_EQ(0, event_enable(GROUP, "second", 0));
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(2L * TURNS_THREADS * TURNS_CALLS, kprobe_hits("steps"));
+	EXPECT_EQ(TURNS_THREADS * TURNS_CALLS, profile_hits("first"));
+	EXPECT_EQ(TURNS_THREADS * TURNS_CALLS, profile_hits("second"));
 }
 
 /* A forked child keeps the parent's breakpoints; its hits carry its pid. */
