@@ -147,7 +147,7 @@ struct xol_area {
 	struct page *pages[XOL_PAGES_MAX];
 	DECLARE_BITMAP(slots, XOL_SLOTS);
 	wait_queue_head_t wq;
-	struct mutex probe_slot_lock;
+	struct mutex probe_slot_lock;	/* writers of the probe slots */
 	u64 probe_slot_tags[XOL_PROBE_SLOTS];
 	struct list_head stub_pages;
 	unsigned int nr_stub_pages;

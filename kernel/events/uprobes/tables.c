@@ -128,6 +128,7 @@ int uprobe_probe_slot(struct uprobe *uprobe, u64 *tag)
 			index = ida_alloc_max(&probe_slots, XOL_PROBE_SLOTS - 1, GFP_KERNEL);
 			if (index >= 0) {
 				uprobe->probe_slot_tag = ++probe_slot_last_tag;
+				/* The tag first: pairs with the acquire above. */
 				smp_store_release(&uprobe->probe_slot, index + 1);
 			}
 		}

@@ -301,6 +301,7 @@ unsigned long xol_probe_slot(struct xol_area *area, unsigned int index, u64 tag,
 	mutex_lock(&area->probe_slot_lock);
 	if (*held != tag) {
 		arch_uprobe_copy_ixol(page, vaddr, (void *)insn, len);
+		/* The code first: pairs with the acquire above. */
 		smp_store_release(held, tag);
 	}
 	mutex_unlock(&area->probe_slot_lock);
