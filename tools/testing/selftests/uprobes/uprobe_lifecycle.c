@@ -362,15 +362,14 @@ TEST_F_TIMEOUT(life, crowd_past_the_slots, 300)
 #define TURNS_THREADS 16
 #define TURNS_CALLS 1000
 
-/* A probe on @func that is stepped at every hit: on ours, never a jump. */
+/* A probe on @func, without a jump (ours): it is stepped at every hit. */
 static int add_stepped_probe(const char *event, const void *func)
 {
 	unsigned long off = self_offset(func);
 
 	if (!off)
 		return -ENOENT;
-	return uprobe_event_add("p:%s/%s %s:0x%lx%s", GROUP, event, self_path(), off,
-				engine_is_base() ? "" : "%nojump");
+	return uprobe_event_add("p:%s/%s %s:0x%lx%%nojump", GROUP, event, self_path(), off);
 }
 
 static void *steps_by_turns(void *p)
@@ -389,7 +388,10 @@ static void *steps_by_turns(void *p)
  * one process at once.  Ours steps each in its probe's own XOL slot, whose
  * code no step rewrites: no thread runs the other probe's instruction.
  * Every result right, every hit stepped (a kprobe on arch_uprobe_pre_xol())
- * and counted.
+ * and counted.  Ours only: the base's engine, which writes a slot at every
+ * step, under QEMU's multi-threaded TCG now and then has a thread run the
+ * slot's instruction of an earlier step, here the other probe's (the
+ * thread dies of SIGTRAP; on 29 November, 1 run of 1).
  */
 TEST_F_TIMEOUT(life, steps_by_turns_in_threads, 300)
 {
@@ -397,6 +399,8 @@ TEST_F_TIMEOUT(life, steps_by_turns_in_threads, 300)
 	long bad = 0;
 	int n;
 
+	if (ours_only(_metadata, "the base's threads now and then run another probe's copy"))
+		return;
 	ASSERT_EQ(0, add_stepped_probe("first", life_stepped));
 	ASSERT_EQ(0, add_stepped_probe("second", life_stepped_popf));
 	ASSERT_EQ(0, event_enable(GROUP, "first", 1));
