@@ -165,7 +165,7 @@ static unsigned long step_slot(struct xol_area *area, struct uprobe *uprobe)
 	size_t len = sizeof(uprobe->arch.ixol);
 	unsigned long slot = 0;
 	int index;
-	u64 tag;
+	unsigned long tag;
 
 	index = uprobe_probe_slot(uprobe, &tag);
 	if (index >= 0)

@@ -116,7 +116,7 @@ struct uprobe {
 	struct llist_node free_node;
 	struct rcu_head rcu;
 	unsigned int probe_slot;	/* its XOL probe slot + 1, or 0 (tables.c) */
-	u64 probe_slot_tag;
+	unsigned long probe_slot_tag;
 	struct arch_uprobe arch;
 };
 
@@ -148,7 +148,7 @@ struct xol_area {
 	DECLARE_BITMAP(slots, XOL_SLOTS);
 	wait_queue_head_t wq;
 	struct mutex probe_slot_lock;	/* writers of the probe slots */
-	u64 probe_slot_tags[XOL_PROBE_SLOTS];
+	unsigned long probe_slot_tags[XOL_PROBE_SLOTS];
 	struct list_head stub_pages;
 	unsigned int nr_stub_pages;
 	unsigned int nr_hop_pages;
@@ -272,7 +272,7 @@ void text_batch_end(struct text_batch *tb);
 struct hlist_head *owner_bucket(const void *owner);
 struct uprobe *try_get_uprobe(struct uprobe *uprobe);
 void put_uprobe(struct uprobe *uprobe);
-int uprobe_probe_slot(struct uprobe *uprobe, u64 *tag);
+int uprobe_probe_slot(struct uprobe *uprobe, unsigned long *tag);
 struct uprobe *find_uprobe_srcu(struct inode *inode, struct mm_struct *mm, loff_t offset);
 struct uprobe *get_or_add_uprobe(struct inode *inode, struct mm_struct *mm,
 				 loff_t offset, loff_t ref_ctr_offset);
@@ -306,7 +306,7 @@ void drop_return_instances(struct uprobe_task *utask, struct return_instance *ke
 int xol_mremap(const struct vm_special_mapping *sm, struct vm_area_struct *new_vma);
 struct xol_area *get_xol_area(void);
 unsigned long xol_take_slot(struct xol_area *area);
-unsigned long xol_probe_slot(struct xol_area *area, unsigned int index, u64 tag,
+unsigned long xol_probe_slot(struct xol_area *area, unsigned int index, unsigned long tag,
 			     const u8 *insn, size_t len);
 unsigned long xol_take_own_slot(struct xol_area *area);
 void xol_free_slot(struct xol_area *area, unsigned long vaddr);

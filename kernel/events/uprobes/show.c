@@ -76,12 +76,13 @@ static void show_probe(struct uprobe *uprobe, void *arg)
 	seq_printf(ctx->m, " %s %s%s%s\n", exec, entry, why ? " " : "", why ?: "");
 }
 
-/* The lines of the probes of @ctx->mm, mmap_lock held. */
+/* The lines of the probes of @ctx->mm. */
 static void show_mm_probes(struct show_ctx *ctx)
 {
 	struct vm_area_struct *vma;
 	struct vma_iterator vmi;
 
+	mmap_assert_locked(ctx->mm);
 	vma_iter_init(&vmi, ctx->mm, 0);
 	for_each_vma(vmi, vma) {
 		if (!valid_vma(vma, false))

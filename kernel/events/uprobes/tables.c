@@ -18,9 +18,11 @@
  * A probe that is stepped gets, at its first step, a probe slot: an index
  * among the XOL_PROBE_SLOTS slots that every mm's XOL area keeps for
  * probes (xol.c), its own until the probe is freed, and a tag that no
- * other probe ever has, by which an area tells whether the slot holds the
- * probe's instruction or that of an earlier holder of the index.  The
- * index is freed with the probe, when no step of it can be under way.
+ * other probe has (a count of the probes given slots, which a 32-bit
+ * kernel would take 2^32 of them to wrap), by which an area tells whether
+ * the slot holds the probe's instruction or that of an earlier holder of
+ * the index.  The index is freed with the probe, when no step of it can
+ * be under way.
  */
 
 #include <linux/sort.h>
@@ -33,7 +35,7 @@ atomic_t uprobes_count = ATOMIC_INIT(0);
 static DEFINE_SPINLOCK(uprobes_lock);
 static DEFINE_IDA(probe_slots);
 static DEFINE_MUTEX(probe_slot_lock);	/* assigns probe slots and tags */
-static u64 probe_slot_last_tag;		/* probe_slot_lock */
+static unsigned long probe_slot_last_tag;	/* probe_slot_lock */
 static struct hlist_head uprobes_by_addr[1 << UPROBES_HASH_BITS];
 static struct hlist_head uprobes_by_inode[1 << UPROBES_HASH_BITS];
 
@@ -116,7 +118,7 @@ void put_uprobe(struct uprobe *uprobe)
  * Return: the index of its slot among the XOL_PROBE_SLOTS, or -ENOSPC
  * when other probes hold them all (-ENOMEM without memory).
  */
-int uprobe_probe_slot(struct uprobe *uprobe, u64 *tag)
+int uprobe_probe_slot(struct uprobe *uprobe, unsigned long *tag)
 {
 	/* Pairs with the release below: the tag is set before the slot. */
 	unsigned int slot = smp_load_acquire(&uprobe->probe_slot);

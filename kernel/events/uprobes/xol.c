@@ -285,11 +285,11 @@ unsigned long xol_take_slot(struct xol_area *area)
  * whose tag is @tag: written unless the slot holds it already, and then
  * the slot's address; 0 without memory for the page.
  */
-unsigned long xol_probe_slot(struct xol_area *area, unsigned int index, u64 tag,
+unsigned long xol_probe_slot(struct xol_area *area, unsigned int index, unsigned long tag,
 			     const u8 *insn, size_t len)
 {
 	unsigned long vaddr = slot_vaddr(area, XOL_SLOTS_PER_PAGE + index);
-	u64 *held = &area->probe_slot_tags[index];
+	unsigned long *held = &area->probe_slot_tags[index];
 	struct page *page;
 
 	/* Pairs with the release below: the code is there, caches told. */
