@@ -288,14 +288,15 @@ unsigned long xol_take_slot(struct xol_area *area)
 unsigned long xol_probe_slot(struct xol_area *area, unsigned int index, unsigned long tag,
 			     const u8 *insn, size_t len)
 {
-	unsigned long vaddr = slot_vaddr(area, XOL_SLOTS_PER_PAGE + index);
+	unsigned long slot = XOL_SLOTS_PER_PAGE + index;
+	unsigned long vaddr = slot_vaddr(area, slot);
 	unsigned long *held = &area->probe_slot_tags[index];
 	struct page *page;
 
 	/* Pairs with the release below: the code is there, caches told. */
 	if (smp_load_acquire(held) == tag)
 		return vaddr;
-	page = xol_slot_page(area, XOL_SLOTS_PER_PAGE + index);
+	page = xol_slot_page(area, slot);
 	if (!page)
 		return 0;
 	mutex_lock(&area->probe_slot_lock);
