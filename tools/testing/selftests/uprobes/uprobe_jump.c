@@ -798,27 +798,6 @@ TEST(pun_text_rewritten_through_proc_mem)
 	close(fd);
 }
 
-/*
- * The line of /proc/PID/uprobes of process @pid (0: this one) for the
- * probe at @addr, in @line (@size bytes): 0, or -1 if there is none.
- */
-static int proc_uprobes_line(pid_t pid, const void *addr, char *line, size_t size)
-{
-	unsigned long at;
-	int found = -1;
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/uprobes", pid ?: getpid());
-	f = fopen(path, "r");
-	while (f && found && fgets(line, size, f))
-		if (sscanf(line, "%lx ", &at) == 1 && at == (unsigned long)addr)
-			found = 0;
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /* The hop pages the current process has, and may have, from its first line. */
 static int proc_uprobes_hop_pages(unsigned int *used, unsigned int *max)
 {

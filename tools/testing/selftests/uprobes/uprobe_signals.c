@@ -112,6 +112,7 @@ asm(".pushsection .text\n"
 #define STORM_LIMIT	300		/* s: arm64's debug kernel needs more than 30 */
 #define COPY_CALLS	200		/* probed rep movsb under a storm ... */
 #define COPY_BYTES	65536		/* ... of this many bytes each */
+#define GROUP		"usig"		/* of the uprobe_events probes */
 /*
  * The trampoline's bytes up to its syscall; past them, ours leaves.  On
  * arm64 it is one brk, from which the kernel takes the task to the
@@ -208,6 +209,7 @@ FIXTURE_TEARDOWN(sig)
 {
 	if (self->fd >= 0)
 		close(self->fd);
+	tracing_reset();
 	signal(SIGSEGV, SIG_DFL);
 	signal(SIGFPE, SIG_DFL);
 	signal(SIGALRM, SIG_DFL);
@@ -356,44 +358,91 @@ TEST_F_TIMEOUT(sig, storm_counts_every_call_once, STORM_LIMIT)
 }
 
 /*
- * The same storm over a probed rep movsb, which ours runs whole out of
- * line: a signal that interrupts the copy half-way is taken after it, and
- * the probe counts one hit per copy.  The base steps the instruction and
- * counts every iteration, so this is ours only.
+ * A probe by uprobe_events on sig_copy_insn's rep movsb, without a jump
+ * when @nojump, enabled: 0 or -errno.
  */
-TEST_F_TIMEOUT(sig, storm_in_rep_movsb_counts_once, STORM_LIMIT)
+static int add_copy_probe(bool nojump)
+{
+	unsigned long off = self_offset(sig_copy_insn);
+	int err;
+
+	if (!off)
+		return -ENOENT;
+	err = uprobe_event_add("p:%s/copy %s:0x%lx%s", GROUP, self_path(), off,
+			       nojump ? "%nojump" : "");
+	return err ?: event_enable(GROUP, "copy", 1);
+}
+
+/*
+ * The storm over the probed rep movsb, which ours runs whole out of line:
+ * a signal that interrupts the copy half-way (the storm sends one as each
+ * copy starts) is taken after it, and the probe counts one hit per copy.  After the first hit, /proc/self/uprobes
+ * must tell the probe's way in as @way: the storm is meant for that way's
+ * copy (own_slot_finish() or stub_copy_finish()).
+ */
+static void storm_in_rep_movsb(struct __test_metadata *_metadata, bool nojump,
+			       const char *way)
 {
 	static char src[COPY_BYTES], dst[COPY_BYTES];
 	struct signal_storm storm;
+	char line[256];
 	long i, taken;
 
-#ifndef __x86_64__
-	SKIP(return, "rep movsb is x86's");
-#endif
-	if (engine_is_base())
-		SKIP(return, "the base counts each iteration of a probed rep movsb");
 	for (i = 0; i < COPY_BYTES; i++)
 		src[i] = i * 7;
-	self->fd = probe(_metadata, sig_copy_insn);
+	ASSERT_EQ(0, add_copy_probe(nojump));
 	sig_copy(dst, src, 1);
+	ASSERT_EQ(0, proc_uprobes_line(0, sig_copy_insn, line, sizeof(line)));
+	ASSERT_NE(NULL, strstr(line, way)) TH_LOG("%s", line);
+	ASSERT_EQ(0, uprobes_maps_read(0, &xol));
+	ASSERT_LT(0, xol.n);
 	ticks = 0;
 	ticks_in_xol = 0;
 	ASSERT_EQ(0, catch(SIGUSR1, on_tick));
 	ASSERT_EQ(0, storm_start(&storm, &storm_calls));
 	for (i = 0; i < COPY_CALLS; i++) {
 		memset(dst, 0, sizeof(dst));
+		storm_call_done();	/* the next signal: during this copy */
 		sig_copy(dst, src, COPY_BYTES);
 		if (memcmp(dst, src, COPY_BYTES))
 			break;
-		storm_call_done();
 	}
 	storm_stop(&storm);
 	taken = __atomic_load_n(&ticks, __ATOMIC_RELAXED);
-	TH_LOG("%ld signals, %lld hits for %ld copies", taken, perf_count(self->fd), i + 1);
+	TH_LOG("%ld signals, %ld hits for %ld copies", taken, profile_hits("copy"), i + 1);
 	EXPECT_EQ(COPY_CALLS, i) TH_LOG("copy %ld is wrong", i);
 	EXPECT_LT(0, taken);
 	EXPECT_EQ(0, __atomic_load_n(&ticks_in_xol, __ATOMIC_RELAXED));
-	EXPECT_EQ(COPY_CALLS + 1, perf_count(self->fd));
+	EXPECT_EQ(COPY_CALLS + 1, profile_hits("copy"));
+}
+
+/*
+ * The storm over a probed rep movsb without a jump: ours runs it in the
+ * task's own XOL slot.  The base steps the instruction and counts every
+ * iteration, so this is ours only.
+ */
+TEST_F_TIMEOUT(sig, storm_in_rep_movsb_counts_once, STORM_LIMIT)
+{
+#ifndef __x86_64__
+	SKIP(return, "rep movsb is x86's");
+#endif
+	if (engine_is_base())
+		SKIP(return, "the base counts each iteration of a probed rep movsb");
+	storm_in_rep_movsb(_metadata, true, " own-slot breakpoint nojump-consumer");
+}
+
+/*
+ * The same with the probe's punned jump: ours runs the rep movsb in its
+ * stub.  Ours only, as above.
+ */
+TEST_F_TIMEOUT(sig, storm_in_punned_rep_movsb_counts_once, STORM_LIMIT)
+{
+#ifndef __x86_64__
+	SKIP(return, "rep movsb is x86's");
+#endif
+	if (engine_is_base())
+		SKIP(return, "the base counts each iteration of a probed rep movsb");
+	storm_in_rep_movsb(_metadata, false, " own-slot punned-jump");
 }
 
 /*

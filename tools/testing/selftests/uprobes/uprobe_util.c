@@ -407,6 +407,23 @@ bool uprobes_maps_hold(const struct uprobes_maps *m, unsigned long addr)
 	return false;
 }
 
+int proc_uprobes_line(pid_t pid, const void *addr, char *line, size_t size)
+{
+	unsigned long at;
+	int found = -1;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/uprobes", pid ?: getpid());
+	f = fopen(path, "r");
+	while (f && found && fgets(line, size, f))
+		if (sscanf(line, "%lx ", &at) == 1 && at == (unsigned long)addr)
+			found = 0;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 #ifndef __aarch64__
 /* The instruction pointer of @regs, in 64-bit and in 32-bit x86 programs. */
 static unsigned long regs_ip(const struct user_regs_struct *regs)

@@ -208,6 +208,11 @@ struct uprobes_maps {
 int uprobes_maps_read(pid_t pid, struct uprobes_maps *m);
 /* Whether @addr is in one of them: safe in a signal handler. */
 bool uprobes_maps_hold(const struct uprobes_maps *m, unsigned long addr);
+/*
+ * The line of /proc/PID/uprobes of process @pid (0: this one) for the
+ * probe at @addr, in @line (@size bytes): 0, or -1 if there is none.
+ */
+int proc_uprobes_line(pid_t pid, const void *addr, char *line, size_t size);
 
 /* Pins the calling thread to CPU @cpu (-1: leaves it be); 0 or -1. */
 int pin_to_cpu(int cpu);
