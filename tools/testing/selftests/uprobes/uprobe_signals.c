@@ -376,9 +376,10 @@ static int add_copy_probe(bool nojump)
 /*
  * The storm over the probed rep movsb, which ours runs whole out of line:
  * a signal that interrupts the copy half-way (the storm sends one as each
- * copy starts) is taken after it, and the probe counts one hit per copy.  After the first hit, /proc/self/uprobes
- * must tell the probe's way in as @way: the storm is meant for that way's
- * copy (own_slot_finish() or stub_copy_finish()).
+ * copy starts) is taken after it, and the probe counts one hit per copy.
+ * After the first hit, /proc/self/uprobes must tell the probe's way in as
+ * @way: the storm is meant for that way's copy (own_slot_finish() or
+ * stub_copy_finish()).
  */
 static void storm_in_rep_movsb(struct __test_metadata *_metadata, bool nojump,
 			       const char *way)
