@@ -335,12 +335,13 @@ static void __noreturn worker(void)
 static sigjmp_buf storm_env;
 static pid_t storm_tid;
 static int storm_done;
+static int storm_env_set;	/* storm_env holds a place to jump to */
 
 static void storm_handler(int sig)
 {
 	long n = __atomic_add_fetch(&sh->signals, 1, __ATOMIC_RELAXED);
 
-	if (n % 64 == 0) {
+	if (n % 64 == 0 && __atomic_load_n(&storm_env_set, __ATOMIC_ACQUIRE)) {
 		add(&sh->longjmps, 1);
 		siglongjmp(storm_env, 1);
 	}
@@ -366,7 +367,13 @@ static void __noreturn storm(void)
 	storm_tid = syscall(SYS_gettid);
 	if (pthread_create(&sender, NULL, storm_sender, NULL))
 		_exit(21);
+	/*
+	 * The sender may have sent 64 signals before this point (it did under
+	 * multi-threaded TCG): their handler must not jump to an empty
+	 * storm_env.
+	 */
 	sigsetjmp(storm_env, 1);
+	__atomic_store_n(&storm_env_set, 1, __ATOMIC_RELEASE);
 	while (!stopping())
 		bad += call_targets(targets, base++ & 0xffff, 4);
 	__atomic_store_n(&storm_done, 1, __ATOMIC_RELAXED);
@@ -760,6 +767,20 @@ static pid_t start(void (*actor)(void))
 	return pid;
 }
 
+/* Which actor @pid is, for the log: actors[] lists all but the churners. */
+static const char *actor_role(pid_t pid)
+{
+	static const char * const after_workers[] = {
+		"storm", "counted", "sandboxed", "lifecycle",
+	};
+	int i;
+
+	for (i = 0; i < nactors; i++)
+		if (actors[i] == pid)
+			return i < WORKERS ? "worker" : after_workers[i - WORKERS];
+	return "churner";
+}
+
 static bool churn_module_too;
 
 static void __noreturn churner0(void)
@@ -859,7 +880,8 @@ TEST_F_TIMEOUT(torture, everything_at_once, 4 * 3600)
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 			continue;
 		failed++;
-		TH_LOG("actor %d: %s %d", pid, WIFEXITED(status) ? "exit" : "signal",
+		TH_LOG("actor %d (%s): %s %d", pid, actor_role(pid),
+		       WIFEXITED(status) ? "exit" : "signal",
 		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	}
 	EXPECT_EQ(0, failed);
