@@ -52,7 +52,7 @@ BENCH_BIN := $(BENCH)/bin/uprobe_bench
 SELFTEST := $(OUT)/src/ours/tools/testing/selftests/uprobes
 
 FRAGMENTS := $(addprefix $(TOP)/configs/,guest.config guest-$(ARCH).config tracing.config \
-	bpf.config kunit.config)
+	bpf.config kunit.config fault.config)
 FRAGMENTS += $(wildcard $(TOP)/configs/bpf-$(ARCH).config)
 FRAGMENTS += $(if $(filter ours wip,$(KERNEL)),$(wildcard $(TOP)/configs/ours-$(ARCH).config))
 FRAGMENTS += $(if $(DEBUG),$(TOP)/configs/debug.config)

@@ -273,7 +273,7 @@ void uprobe_foreign_read(struct mm_struct *mm, unsigned long addr, void *buf,
 void uprobe_start_dup_mmap(void);
 void uprobe_end_dup_mmap(void);
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
-void uprobe_dup_mmap_copied(struct mm_struct *oldmm, struct mm_struct *newmm);
+int uprobe_dup_mmap_copied(struct mm_struct *oldmm, struct mm_struct *newmm);
 bool uprobe_anon_busy(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 void uprobe_copy_process(struct task_struct *t, unsigned long flags);
 void uprobe_free_utask(struct task_struct *t);
@@ -479,7 +479,8 @@ static inline void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
  *
  * arch_uprobe_can_jump() says whether a hit probe may be given a jump to
  * a stub (UPROBE_JUMP_BYTES at the probed address, arch_uprobe_jump())
- * in place of its breakpoint; arch_uprobe_jump_target() reads such a
+ * in place of its breakpoint, for a task (its registers held, the task
+ * possibly not the current one); arch_uprobe_jump_target() reads such a
  * jump back; arch_uprobe_pun_window() gives where a jump over an
  * instruction shorter than it may lead without a change to the bytes
  * after it (none: no such jump).  arch_uprobe_stub_code() is the code of
@@ -504,7 +505,8 @@ bool uprobe_is_stub(unsigned long addr);
 bool uprobe_stub_step_trap(struct pt_regs *regs);
 bool uprobe_syscall_entry(struct pt_regs *regs);
 
-bool arch_uprobe_can_jump(struct arch_uprobe *auprobe, struct pt_regs *regs);
+bool arch_uprobe_can_jump(struct arch_uprobe *auprobe, struct task_struct *task,
+			  struct pt_regs *regs);
 size_t arch_uprobe_stub_code(struct arch_uprobe *auprobe, unsigned long vaddr,
 			     unsigned long stub, u8 *code, size_t *copy_len);
 void arch_uprobe_jump(unsigned long vaddr, unsigned long stub, u8 *code);
@@ -664,8 +666,9 @@ static inline void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *ne
 {
 }
 
-static inline void uprobe_dup_mmap_copied(struct mm_struct *oldmm, struct mm_struct *newmm)
+static inline int uprobe_dup_mmap_copied(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
+	return 0;
 }
 
 static inline bool uprobe_anon_busy(struct vm_area_struct *vma, unsigned long start,

@@ -125,10 +125,22 @@ static const u8 uprobe_stub_sp_moved[UPROBE_STUB_WAY_OUT] = {
 	[9 ... UPROBE_STUB_WAY_OUT - 1] = UPROBE_RED_ZONE + 24,
 };
 
+/* Whether @task runs with a shadow stack. */
+static bool task_has_shstk(struct task_struct *task)
+{
+#ifdef CONFIG_X86_USER_SHADOW_STACK
+	return task->thread.features & ARCH_SHSTK_SHSTK;
+#else
+	return false;
+#endif
+}
+
 /**
  * arch_uprobe_can_jump - may the probe get a jump to a stub now?
  * @aup: the probed instruction
- * @regs: the registers of the task that hit it
+ * @task: a task of the probed process: the one that hit it, or one whose
+ *	state /proc/PID/uprobes tells (its stack held)
+ * @regs: @task's registers
  *
  * The instruction must be emulated or run out of line without a step
  * (RIP-relative or not); one shorter than the jump gets a punned jump,
@@ -141,9 +153,10 @@ static const u8 uprobe_stub_sp_moved[UPROBE_STUB_WAY_OUT] = {
  *
  * Return: true if it may.
  */
-bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct pt_regs *regs)
+bool arch_uprobe_can_jump(struct arch_uprobe *aup, struct task_struct *task,
+			  struct pt_regs *regs)
 {
-	if (!user_64bit_mode(regs) || (regs->flags & X86_EFLAGS_TF) || shstk_is_enabled())
+	if (!user_64bit_mode(regs) || (regs->flags & X86_EFLAGS_TF) || task_has_shstk(task))
 		return false;
 	switch (aup->kind) {
 	case UPROBE_KIND_NOP:

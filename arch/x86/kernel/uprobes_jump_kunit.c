@@ -37,18 +37,18 @@ static void uprobe_test_can_jump(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&movimm, false), 0);
 	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&callr, false), 0);
 	KUNIT_ASSERT_EQ(test, arch_uprobe_analyze_compat(&riprel, false), 0);
-	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&nop5, &regs));
-	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&riprel, &regs));
-	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&movimm, &regs));
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&nop5, current, &regs));
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&riprel, current, &regs));
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&movimm, current, &regs));
 	/* shorter than the jump: a punned one */
-	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&mov3, &regs));
+	KUNIT_EXPECT_TRUE(test, arch_uprobe_can_jump(&mov3, current, &regs));
 	/* an indirect call, whose push needs a fixup */
-	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&callr, &regs));
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&callr, current, &regs));
 	regs.flags |= X86_EFLAGS_TF;
-	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&nop5, &regs));
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&nop5, current, &regs));
 	regs.flags &= ~X86_EFLAGS_TF;
 	regs.cs = __USER32_CS;
-	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&nop5, &regs));
+	KUNIT_EXPECT_FALSE(test, arch_uprobe_can_jump(&nop5, current, &regs));
 }
 
 /* The jump to a stub, written and read back. */

@@ -10,6 +10,7 @@
  * for writing; see core.c for the lock order.
  */
 
+#include <linux/error-injection.h>
 #include <linux/sort.h>
 
 #include "internal.h"
@@ -213,6 +214,10 @@ static int install_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 	/* Code of the compat mode runs only in a compat mm, and no other. */
 	if (uprobe->compat != arch_uprobe_is_compat(mm))
 		return -EOPNOTSUPP;
+	/* A jump whose bytes hold @vaddr would lead elsewhere with it. */
+	err = jumps_out_around(mm, vaddr);
+	if (err)
+		return err;
 	err = read_mm_bytes(mm, vaddr, &now, UPROBE_SWBP_INSN_SIZE, NULL);
 	if (err)
 		return err;
@@ -223,10 +228,6 @@ static int install_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 	err = update_ref_ctr(uprobe, mm, 1);
 	if (err)
 		return err;
-	/* A punned jump before it would lead elsewhere with it. */
-	err = jumps_out_around(mm, vaddr);
-	if (err)
-		return err;
 	/* Before the breakpoint: a thread of @mm may trap on it at once. */
 	set_bit(MMF_HAS_UPROBES, &mm->flags);
 	err = text_batch_write(tb, vaddr, UPROBE_SWBP_INSN, false);
@@ -235,9 +236,12 @@ static int install_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 	return err;
 }
 
-/* Disarms @uprobe at @vaddr of @tb's mapping, if it is armed there. */
-static int remove_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
-			     unsigned long vaddr)
+/*
+ * Disarms @uprobe at @vaddr of @tb's mapping, if it is armed there.  An
+ * error may be injected (fail_function), to test removals cut short.
+ */
+static noinline int remove_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
+				      unsigned long vaddr)
 {
 	struct mm_struct *mm = tb->vma->vm_mm;
 	const u8 *insn = (const u8 *)&uprobe->arch.insn;
@@ -266,6 +270,7 @@ static int remove_breakpoint(struct uprobe *uprobe, struct text_batch *tb,
 	jumps_retry_around(mm, vaddr);
 	return 0;
 }
+ALLOW_ERROR_INJECTION(remove_breakpoint, ERRNO);
 
 /* ---------------------------------------------------------------------
  * Arming and disarming in every process that maps the file

@@ -48,9 +48,10 @@
  * the anonymous memory of one mm (anon.c).  Probes live in two hash
  * tables: by (owner, offset), which the hit path reads under RCU without
  * a lock, and by owner, which uprobe_mmap() walks to find the probes a
- * new mapping covers; the owner is the inode, or the mm.  A probe is in the tables while it has
- * consumers; references (refcount) keep it alive past that for the steps
- * and pending returns that still use it.
+ * new mapping covers; the owner is the inode, or the mm.  A probe is in
+ * the tables while it has consumers, and past that until no process has
+ * its breakpoint (see "Removals to finish"); references (refcount) keep
+ * it alive longer for the steps and pending returns that still use it.
  *
  * Arming.  A breakpoint is written into the probed process's private copy
  * of the page, made the way ptrace makes one (a forced write through
@@ -84,6 +85,7 @@
  *         uprobe->insn_mutex	reading and analysing the instruction
  *         delayed_lock		SDT counters waiting for their mapping
  *     uprobes_lock		writers of the two hash tables
+ *     unfinished_lock		the list of removals to finish
  *
  * A step takes two more, each alone, holding none of the above:
  *   probe_slot_lock		gives a probe its probe slot (tables.c)
@@ -131,11 +133,104 @@
 
 #include "internal.h"
 
-static void remove_uprobe(struct uprobe *uprobe)
+/* ---------------------------------------------------------------------
+ * Removals to finish
+ *
+ * A probe leaves the tables only once no process has its breakpoint or
+ * jump any more: a breakpoint hit with no probe to find is taken for the
+ * program's own (SIGTRAP), and a jump with no probe sends the task back
+ * to itself.  The walk that disarms a probe whose last consumer left can
+ * fail in some processes: get_user_pages_remote() gives up at once in a
+ * task with a fatal signal pending (one killed while it disables an
+ * event, a thread of a tool whose process is exiting), and memory may run
+ * out.  Such a probe stays in the tables, with no consumer, on the list
+ * of removals to finish.  A hit on it runs no handler and takes it out of
+ * the process it hit in (handlers_remove()); the instruction is carried
+ * out as if the probe had not been there.  A worker, which no signal cuts
+ * short, walks again until a walk succeeds, then takes the probe out of
+ * the tables; it waits longer after each round that fails.  A consumer
+ * that registers meanwhile finds the probe live and takes it over.
+ */
+
+#define FINISH_DELAY_MIN	(HZ / 10)
+#define FINISH_DELAY_MAX	(30 * HZ)
+
+static void finish_removals(struct work_struct *work);
+
+static LIST_HEAD(unfinished_removals);		/* by unfinished_node */
+static DEFINE_SPINLOCK(unfinished_lock);	/* guards the list */
+static DECLARE_DELAYED_WORK(finish_work, finish_removals);
+
+/*
+ * @uprobe may have lost its last consumer: out of the tables if the walk
+ * that disarmed it succeeded (@err 0) and none before it failed, else
+ * kept there for the worker.
+ */
+static void retire_uprobe(struct uprobe *uprobe, int err)
 {
 	lockdep_assert_held_write(&uprobe->register_rwsem);
 
-	unhash_uprobe(uprobe);
+	if (!uprobe_is_live(uprobe) || !list_empty(&uprobe->consumers))
+		return;
+	if (!err && !uprobe->unfinished) {
+		unhash_uprobe(uprobe);
+		return;
+	}
+	if (uprobe->unfinished)
+		return;		/* the worker walks again anyway */
+	uprobe->unfinished = true;
+	spin_lock(&unfinished_lock);
+	list_add_tail(&uprobe->unfinished_node, &unfinished_removals);
+	spin_unlock(&unfinished_lock);
+	get_uprobe(uprobe);
+	mod_delayed_work(system_unbound_wq, &finish_work, FINISH_DELAY_MIN);
+}
+
+/*
+ * Walks again to disarm @uprobe, one of the worker's list: true, and off
+ * the list, when the walk succeeded (the probe then leaves the tables if
+ * it still has no consumer).
+ */
+static bool finish_removal(struct uprobe *uprobe)
+{
+	int err = 0;
+
+	down_write(&uprobe->register_rwsem);
+	if (uprobe_is_live(uprobe))
+		err = walk_mappings(uprobe, NULL);
+	if (!err) {
+		list_del_init(&uprobe->unfinished_node);
+		uprobe->unfinished = false;
+		retire_uprobe(uprobe, 0);
+	}
+	up_write(&uprobe->register_rwsem);
+	return !err;
+}
+
+/* The worker: each removal to finish, walked again. */
+static void finish_removals(struct work_struct *work)
+{
+	static unsigned long delay = FINISH_DELAY_MIN;
+	struct uprobe *uprobe, *next;
+	LIST_HEAD(list);
+
+	spin_lock(&unfinished_lock);
+	list_splice_init(&unfinished_removals, &list);
+	spin_unlock(&unfinished_lock);
+	/* Only this worker moves the nodes of probes that are unfinished. */
+	list_for_each_entry_safe(uprobe, next, &list, unfinished_node)
+		if (finish_removal(uprobe))
+			put_uprobe(uprobe);
+	if (list_empty(&list)) {
+		delay = FINISH_DELAY_MIN;
+		return;
+	}
+	spin_lock(&unfinished_lock);
+	list_splice_tail(&list, &unfinished_removals);
+	spin_unlock(&unfinished_lock);
+	delay = min(delay * 2, FINISH_DELAY_MAX);
+	/* A removal queued meanwhile has set an earlier time: kept. */
+	queue_delayed_work(system_unbound_wq, &finish_work, delay);
 }
 
 /* ---------------------------------------------------------------------
@@ -196,9 +291,7 @@ static void unregister_consumer(struct uprobe *uprobe, struct uprobe_consumer *u
 	lockdep_assert_held_write(&uprobe->register_rwsem);
 
 	list_del_rcu(&uc->cons_node);
-	walk_mappings(uprobe, NULL);
-	if (list_empty(&uprobe->consumers))
-		remove_uprobe(uprobe);
+	retire_uprobe(uprobe, walk_mappings(uprobe, NULL));
 }
 
 static int check_register_args(struct inode *inode, loff_t offset,
@@ -280,8 +373,7 @@ static struct uprobe *add_consumer(struct inode *inode, loff_t offset,
 		return uprobe;
 	err = prepare_insn_early(uprobe);
 	if (err) {
-		if (list_empty(&uprobe->consumers))
-			remove_uprobe(uprobe);
+		retire_uprobe(uprobe, 0);
 		up_write(&uprobe->register_rwsem);
 		put_uprobe(uprobe);
 		return ERR_PTR(err);
@@ -357,17 +449,37 @@ static int cmp_batch_inode(const void *a, const void *b)
 }
 
 /*
+ * Ends the removal of the @n consumers of @probes, all of one file, whose
+ * walk gave @err: retires the probes left without consumers, and drops
+ * the references that @probes held.
+ */
+static void retire_run(struct batch_probe *probes, unsigned int n, int err)
+{
+	struct uprobe *uprobe;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uprobe = probes[i].uprobe;
+		down_write(&uprobe->register_rwsem);
+		retire_uprobe(uprobe, err);
+		up_write(&uprobe->register_rwsem);
+		put_uprobe(uprobe);
+	}
+}
+
+/*
  * Takes the consumers of @probes off their probes, then disarms the
  * probes in one walk per file, each where no consumer wants it any more;
- * then takes out of the tables the probes left without consumers, and
- * drops the references that @probes held.  Until the walk is over, a
- * probe stays in the tables: a breakpoint is never without its probe.
- * A consumer that is not on its probe is left alone, with a warning.
+ * then retires the probes of the file left without consumers.  Until the
+ * walk is over, a probe stays in the tables: a breakpoint is never
+ * without its probe.  A consumer that is not on its probe is left alone,
+ * with a warning.
  */
 static void remove_consumers(struct batch_probe *probes, unsigned int n)
 {
 	struct uprobe *uprobe;
 	unsigned int i, run, kept = 0;
+	int err;
 
 	for (i = 0; i < n; i++) {
 		uprobe = probes[i].uprobe;
@@ -384,15 +496,8 @@ static void remove_consumers(struct batch_probe *probes, unsigned int n)
 		for (run = 1; i + run < n; run++)
 			if (probes[i + run].uprobe->inode != probes[i].uprobe->inode)
 				break;
-		walk_batch(probes[i].uprobe->inode, probes + i, run, WALK_DISARM);
-	}
-	for (i = 0; i < n; i++) {
-		uprobe = probes[i].uprobe;
-		down_write(&uprobe->register_rwsem);
-		if (uprobe_is_live(uprobe) && list_empty(&uprobe->consumers))
-			remove_uprobe(uprobe);
-		up_write(&uprobe->register_rwsem);
-		put_uprobe(uprobe);
+		err = walk_batch(probes[i].uprobe->inode, probes + i, run, WALK_DISARM);
+		retire_run(probes + i, run, err);
 	}
 }
 

@@ -92,6 +92,10 @@ enum anon_state {
  * @anon_err: why it was lost (ANON_LOST), for its consumers' notify()
  * @offset: the probed offset in @inode, or the address in @mm
  * @ref_ctr_offset: the SDT semaphore's offset in @inode, or 0
+ * @unfinished_node: in the list of removals to finish (core.c), with a
+ *	reference, while @unfinished
+ * @unfinished: the walk that disarmed the probe failed somewhere: it
+ *	stays in the tables until a walk succeeds (register_rwsem)
  * @free_node: in uprobes_to_free, after the last put
  * @rcu: frees the probe after the RCU readers of the tables
  * @arch: the analysed instruction
@@ -113,6 +117,8 @@ struct uprobe {
 	int anon_err;
 	loff_t offset;
 	loff_t ref_ctr_offset;
+	struct list_head unfinished_node;
+	bool unfinished;
 	struct llist_node free_node;
 	struct rcu_head rcu;
 	unsigned int probe_slot;	/* its XOL probe slot + 1, or 0 (tables.c) */
@@ -140,7 +146,12 @@ struct uprobe {
  * @nr_hop_pages: how many of them are pages of hops (mmap_lock write)
  * @no_stubs: a stub could not be had: no more tries in this mm
  * @no_pun: the addresses of this mm where a punned jump could not be
- *	had, each with why (enum no_pun_why, jumps.c): no more tries there
+ *	had, each with why (enum no_pun_why, jumps.c): no more tries there;
+ *	forgotten with the text there (mmap_lock write)
+ * @nr_no_pun: how many addresses @no_pun holds, at most NO_PUN_MAX
+ *	(mmap_lock write)
+ * @no_pun_full: @no_pun is full: no more punned jumps in the mm until
+ *	some of it is forgotten (mmap_lock write; read locklessly)
  */
 struct xol_area {
 	unsigned long vaddr;
@@ -154,6 +165,8 @@ struct xol_area {
 	unsigned int nr_hop_pages;
 	bool no_stubs;
 	struct xarray no_pun;
+	unsigned int nr_no_pun;
+	bool no_pun_full;
 };
 
 extern struct srcu_struct uprobes_srcu;
@@ -406,7 +419,7 @@ void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 #ifdef CONFIG_ARCH_UPROBES_JUMPS
 /* stub_pages.c */
 void free_stub_pages(struct xol_area *area);
-void dup_stub_pages(struct xol_area *old, struct xol_area *area);
+int dup_stub_pages(struct xol_area *old, struct xol_area *area);
 void stub_pages_unmap(struct mm_struct *mm, struct xol_area *area, unsigned long start,
 		      unsigned long end);
 void stub_pages_show(struct seq_file *m, struct xol_area *area);
@@ -414,8 +427,9 @@ void stub_pages_show(struct seq_file *m, struct xol_area *area);
 bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr);
 int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn);
 int jumps_out_around(struct mm_struct *mm, unsigned long vaddr);
+void jumps_forget_range(struct mm_struct *mm, unsigned long start, unsigned long end);
 void jumps_retry_around(struct mm_struct *mm, unsigned long vaddr);
-const char *jump_state(struct uprobe *uprobe, struct mm_struct *mm, struct pt_regs *regs,
+const char *jump_state(struct uprobe *uprobe, struct mm_struct *mm, struct task_struct *task,
 		       unsigned long vaddr, const char **why);
 bool jumps_in_range(struct mm_struct *mm, unsigned long addr, unsigned long len);
 void jumps_out_range(struct mm_struct *mm, unsigned long addr, unsigned long len);
@@ -467,8 +481,13 @@ static inline void jumps_retry_around(struct mm_struct *mm, unsigned long vaddr)
 {
 }
 
+static inline void jumps_forget_range(struct mm_struct *mm, unsigned long start,
+				      unsigned long end)
+{
+}
+
 static inline const char *jump_state(struct uprobe *uprobe, struct mm_struct *mm,
-				     struct pt_regs *regs, unsigned long vaddr,
+				     struct task_struct *task, unsigned long vaddr,
 				     const char **why)
 {
 	*why = "no-jumps";
@@ -508,8 +527,9 @@ static inline void leave_stub(struct pt_regs *regs)
 {
 }
 
-static inline void dup_stub_pages(struct xol_area *old, struct xol_area *area)
+static inline int dup_stub_pages(struct xol_area *old, struct xol_area *area)
 {
+	return 0;
 }
 
 static inline void jumps_mremap(struct vm_area_struct *vma, unsigned long start,

@@ -85,16 +85,65 @@ bool has_stub_jump(struct mm_struct *mm, unsigned long vaddr)
 	return jump_site(mm, vaddr);
 }
 
-/* Why a place of an mm has no punned jump: the values of xol_area.no_pun. */
+/*
+ * Why a place of an mm has no jump (punned or not, despite the name, which
+ * is for the common case): the values of xol_area.no_pun.
+ */
 enum no_pun_why {
 	NO_PUN_PLACE = 1,	/* no room in its window, or its text or mapping */
 	NO_PUN_HOP_LIMIT,	/* the mm's pages of hops ran out */
 };
 
-/* Remembers that @vaddr of @area's mm has no punned jump, and @why. */
+/*
+ * Remembers that @vaddr of @area's mm has no punned jump, and @why.  With
+ * NO_PUN_MAX places remembered, no other place of the mm gets a punned
+ * jump until some are forgotten (no_pun_forget()).  Under the mm's
+ * mmap_lock held for writing, as every change of what it remembers.
+ */
 static void no_pun(struct xol_area *area, unsigned long vaddr, enum no_pun_why why)
 {
-	xa_store(&area->no_pun, vaddr, xa_mk_value(why), GFP_KERNEL);
+	void *old;
+
+	if (area->nr_no_pun >= NO_PUN_MAX) {
+		WRITE_ONCE(area->no_pun_full, true);
+		return;
+	}
+	old = xa_store(&area->no_pun, vaddr, xa_mk_value(why), GFP_KERNEL_ACCOUNT);
+	if (!old)
+		area->nr_no_pun++;
+}
+
+/* Forgets what @area remembers of the places from @start to @end. */
+static void no_pun_forget(struct xol_area *area, unsigned long start, unsigned long end)
+{
+	unsigned long index;
+	void *entry;
+
+	xa_for_each_range(&area->no_pun, index, entry, start, end - 1) {
+		xa_erase(&area->no_pun, index);
+		area->nr_no_pun--;
+	}
+	if (area->nr_no_pun < NO_PUN_MAX)
+		WRITE_ONCE(area->no_pun_full, false);
+}
+
+/**
+ * jumps_forget_range - text from @start to @end of @mm goes (munmap, mremap)
+ * @mm: the mm, its mmap_lock held for writing
+ * @start: start of the range
+ * @end: its end
+ *
+ * What the mm remembers of the places there having no punned jump is
+ * forgotten: another mapping may come there.
+ */
+void jumps_forget_range(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct xol_area *area = mm_xol_area(mm);
+
+	mmap_assert_write_locked(mm);
+
+	if (area)
+		no_pun_forget(area, start, end);
 }
 
 /*
@@ -146,9 +195,8 @@ static void write_jump(struct uprobe *uprobe, struct mm_struct *mm,
 	if (!read_jump_bytes(mm, vaddr, now) || now[0] != UPROBE_SWBP_INSN)
 		return;
 	if (memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1)) {
-		/* Until a breakpoint after it goes (jumps_retry_around()). */
-		if (own < UPROBE_JUMP_BYTES)
-			no_pun(area, vaddr, NO_PUN_PLACE);
+		/* Until a breakpoint in its bytes goes (jumps_retry_around()). */
+		no_pun(area, vaddr, NO_PUN_PLACE);
 		return;
 	}
 	target = jump_target(uprobe, mm, area, vaddr);
@@ -188,10 +236,11 @@ int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn)
 }
 
 /*
- * A breakpoint is about to be written at @vaddr of @mm: a punned jump
- * whose bytes hold @vaddr would lead elsewhere.  Such jumps are taken
- * out first; their probes then stay on their breakpoints while this one
- * is there (write_jump() finds it in their bytes, jumps_retry_around()
+ * A breakpoint is about to be written at @vaddr of @mm: a jump whose
+ * bytes hold @vaddr (a punned one, or one over an instruction that a
+ * probe at @vaddr would cut in two) would lead elsewhere.  Such jumps are
+ * taken out first; their probes then stay on their breakpoints while this
+ * one is there (write_jump() finds it in their bytes, jumps_retry_around()
  * lets them try again once it goes).
  */
 int jumps_out_around(struct mm_struct *mm, unsigned long vaddr)
@@ -205,8 +254,7 @@ int jumps_out_around(struct mm_struct *mm, unsigned long vaddr)
 	mmap_assert_write_locked(mm);
 
 	for_each_stub_site(area, site) {
-		if (site->hop && vaddr > site->vaddr &&
-		    vaddr < site->vaddr + UPROBE_JUMP_BYTES)
+		if (vaddr > site->vaddr && vaddr < site->vaddr + UPROBE_JUMP_BYTES)
 			err = err ?: take_jump_out(mm, site->vaddr, site->insn);
 	}
 	return err;
@@ -219,12 +267,10 @@ int jumps_out_around(struct mm_struct *mm, unsigned long vaddr)
 void jumps_retry_around(struct mm_struct *mm, unsigned long vaddr)
 {
 	struct xol_area *area = mm_xol_area(mm);
-	unsigned long p;
 
 	if (!area || vaddr < UPROBE_JUMP_BYTES)
 		return;
-	for (p = vaddr - (UPROBE_JUMP_BYTES - 1); p < vaddr; p++)
-		xa_erase(&area->no_pun, p);
+	no_pun_forget(area, vaddr - (UPROBE_JUMP_BYTES - 1), vaddr);
 }
 
 /* Whether the jump bytes of @site meet [@addr, @addr + @len). */
@@ -273,9 +319,10 @@ void jumps_out_range(struct mm_struct *mm, unsigned long addr, unsigned long len
 
 /*
  * @buf holds the @len bytes at @addr of @mm (mmap_lock held): the bytes
- * of each punned jump there become those of the breakpoint it stands
- * for.  A jump as long as its instruction shows: written back stale, it
- * still leads to its stub.
+ * of each jump there become those of the breakpoint it stands for, and
+ * the instruction's others.  A jump read and written back later by a
+ * debugger, after a write of its own took the jump out, would lead
+ * nowhere (a punned one elsewhere).
  */
 void jumps_mask_range(struct mm_struct *mm, unsigned long addr, void *buf,
 		      unsigned long len)
@@ -291,8 +338,7 @@ void jumps_mask_range(struct mm_struct *mm, unsigned long addr, void *buf,
 	mmap_assert_locked(mm);
 
 	for_each_stub_site(area, site) {
-		if (!site->hop || !site_meets(site, addr, len) ||
-		    jump_site(mm, site->vaddr) != site)
+		if (!site_meets(site, addr, len) || jump_site(mm, site->vaddr) != site)
 			continue;
 		end = site->vaddr + jump_own_bytes(site);
 		for (p = max(addr, site->vaddr); p < min(addr + len, end); p++) {
@@ -317,10 +363,13 @@ void jumps_mremap(struct vm_area_struct *vma, unsigned long start, unsigned long
 	struct xol_area *area = mm_xol_area(mm);
 	struct stub_site *site;
 
-	if (!area || !vma->vm_file)
+	if (!area)
 		return;
 	mmap_assert_write_locked(mm);
 
+	no_pun_forget(area, start, end);
+	if (!vma->vm_file)
+		return;
 	for_each_stub_site(area, site) {
 		if (site->vaddr < start || site->vaddr >= end)
 			continue;
@@ -354,12 +403,20 @@ static bool jumps_wanted(struct uprobe *uprobe)
 	return wanted;
 }
 
-/* Whether a punned jump was not found impossible at @vaddr of this mm. */
-static bool may_pun(unsigned long vaddr)
+/*
+ * Whether a jump over an instruction of @len bytes at @vaddr of this mm is
+ * not known to be impossible there; for a punned one, nor while the mm
+ * remembers all the places it may (no_pun()).
+ */
+static bool may_jump_at(unsigned long vaddr, unsigned int len)
 {
 	struct xol_area *area = mm_xol_area(current->mm);
 
-	return !area || !xa_load(&area->no_pun, vaddr);
+	if (!area)
+		return true;
+	if (len < UPROBE_JUMP_BYTES && READ_ONCE(area->no_pun_full))
+		return false;
+	return !xa_load(&area->no_pun, vaddr);
 }
 
 /*
@@ -374,29 +431,32 @@ bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr)
 	 * The acquire pairs with the release that made the probe READY.
 	 */
 	return uprobe->inode && smp_load_acquire(&uprobe->insn_state) == INSN_READY &&
-	       arch_uprobe_can_jump(&uprobe->arch, regs) &&
+	       arch_uprobe_can_jump(&uprobe->arch, current, regs) &&
 	       offset_in_page(vaddr) <= PAGE_SIZE - UPROBE_JUMP_BYTES &&
-	       (uprobe->arch.len >= UPROBE_JUMP_BYTES || may_pun(vaddr)) &&
+	       may_jump_at(vaddr, uprobe->arch.len) &&
 	       jumps_wanted(uprobe);
 }
 
 /*
- * Whether a punned jump at @vaddr may be written in @vma: its last bytes
- * are the next instructions', which must stay within the mapping, and
- * which no store of the process may change.
+ * Whether a jump over an instruction of @len bytes may be written at
+ * @vaddr of @vma: no store of the process may change its bytes (nor,
+ * past a short instruction, the next instructions' that a punned jump
+ * ends with, which must stay within the mapping).
  */
-static bool may_pun_in(struct vm_area_struct *vma, unsigned long vaddr)
+static bool may_jump_in(struct vm_area_struct *vma, unsigned long vaddr, unsigned int len)
 {
-	return !(vma->vm_flags & VM_WRITE) && vaddr + UPROBE_JUMP_BYTES <= vma->vm_end;
+	if (vma->vm_flags & VM_WRITE)
+		return false;
+	return len >= UPROBE_JUMP_BYTES || vaddr + UPROBE_JUMP_BYTES <= vma->vm_end;
 }
 
 /*
  * Why @uprobe at @vaddr of @mm (mmap_lock held), whose text holds no jump,
  * has none, as far as it can be told without a hit; NULL if its next hit
- * may make one.  @regs: the registers of one of @mm's tasks.
+ * may make one.  @task: one of @mm's tasks, its stack held.
  */
 static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
-			       struct pt_regs *regs, unsigned long vaddr)
+			       struct task_struct *task, unsigned long vaddr)
 {
 	struct xol_area *area = mm_xol_area(mm);
 	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
@@ -410,7 +470,7 @@ static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
 	/* Pairs with the release that made it READY: arch is filled in. */
 	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
 		return "not-analysed";
-	if (!arch_uprobe_can_jump(&uprobe->arch, regs))
+	if (!arch_uprobe_can_jump(&uprobe->arch, task, task_pt_regs(task)))
 		return "instruction";
 	if (READ_ONCE(uprobe->stub_refused))
 		return "no-copy-in-reach";
@@ -420,9 +480,7 @@ static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
 		return "page-end";
 	if (area && READ_ONCE(area->no_stubs))
 		return "stub-limit";
-	if (uprobe->arch.len >= UPROBE_JUMP_BYTES)
-		return NULL;
-	if (!vma || !may_pun_in(vma, vaddr))
+	if (!vma || !may_jump_in(vma, vaddr, uprobe->arch.len))
 		return "writable-or-map-end";
 	if (!read_jump_bytes(mm, vaddr, now) ||
 	    memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1))
@@ -430,6 +488,8 @@ static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
 	memo = area ? xa_load(&area->no_pun, vaddr) : NULL;
 	if (memo)
 		return xa_to_value(memo) == NO_PUN_HOP_LIMIT ? "hop-limit" : "no-window";
+	if (area && READ_ONCE(area->no_pun_full) && uprobe->arch.len < UPROBE_JUMP_BYTES)
+		return "pun-memo-limit";
 	return NULL;
 }
 
@@ -437,7 +497,7 @@ static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
  * jump_state - how hits on a probe come in, in an mm
  * @uprobe: the probe
  * @mm: the mm, mmap_lock held
- * @regs: the registers of one of @mm's tasks
+ * @task: one of @mm's tasks, its stack held
  * @vaddr: where @uprobe is in @mm
  * @why: set, for a breakpoint, to why it has no jump: NULL if its next
  *	hit may give it one
@@ -445,7 +505,7 @@ static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
  * Return: "jump" (to a stub), "punned-jump" (over an instruction shorter
  * than it, through a hop) or "breakpoint".
  */
-const char *jump_state(struct uprobe *uprobe, struct mm_struct *mm, struct pt_regs *regs,
+const char *jump_state(struct uprobe *uprobe, struct mm_struct *mm, struct task_struct *task,
 		       unsigned long vaddr, const char **why)
 {
 	struct stub_site *site = jump_site(mm, vaddr);
@@ -455,7 +515,7 @@ const char *jump_state(struct uprobe *uprobe, struct mm_struct *mm, struct pt_re
 	*why = NULL;
 	if (site)
 		return site->hop ? "punned-jump" : "jump";
-	*why = why_no_jump(uprobe, mm, regs, vaddr);
+	*why = why_no_jump(uprobe, mm, task, vaddr);
 	return "breakpoint";
 }
 
@@ -478,7 +538,7 @@ void try_jump(struct uprobe *uprobe, unsigned long vaddr)
 	if (vma && valid_vma(vma, true) && vma_maps(vma, uprobe->inode, uprobe->offset) &&
 	    offset_to_vaddr(vma, uprobe->offset) == vaddr && uprobe_is_live(uprobe) &&
 	    jumps_wanted(uprobe)) {
-		if (uprobe->arch.len >= UPROBE_JUMP_BYTES || may_pun_in(vma, vaddr))
+		if (may_jump_in(vma, vaddr, uprobe->arch.len))
 			write_jump(uprobe, mm, area, vaddr);
 		else
 			no_pun(area, vaddr, NO_PUN_PLACE);

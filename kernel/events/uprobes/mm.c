@@ -48,7 +48,8 @@ void uprobe_munmap(struct vm_area_struct *vma, unsigned long start, unsigned lon
  * @end: its end
  *
  * Before the vmas go: the jumps that lead into a stub page of the range
- * give way to their breakpoints (stub_pages_unmap()).
+ * give way to their breakpoints (stub_pages_unmap()), and what the mm
+ * knows of places there that have no punned jump is forgotten.
  */
 void uprobe_munmap_prepare(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
@@ -59,6 +60,7 @@ void uprobe_munmap_prepare(struct mm_struct *mm, unsigned long start, unsigned l
 	area = mm_xol_area(mm);
 	if (area)
 		stub_pages_unmap(mm, area, start, end);
+	jumps_forget_range(mm, start, end);
 }
 
 /**
@@ -84,10 +86,13 @@ void uprobe_mremap(struct vm_area_struct *vma, unsigned long start, unsigned lon
  *
  * Probes in anonymous memory made writable and not executable are held,
  * their breakpoints out; those made executable again are armed again.
+ * What the mm knows of places there that can have no jump is forgotten:
+ * the new protection may allow one.
  */
 void uprobe_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
 	anon_mprotect(mm, start, end);
+	jumps_forget_range(mm, start, end);
 }
 
 /**
@@ -143,11 +148,12 @@ int uprobe_foreign_write(struct mm_struct *mm, unsigned long addr, unsigned long
  * @buf: what it read
  * @len: how many bytes
  *
- * The bytes of a punned jump read as the breakpoint and the original
+ * The bytes of a jump to a stub read as the breakpoint and the original
  * bytes it stands for: what taking it out would leave.  A debugger that
- * reads a word, changes a byte after the probed instruction and writes
- * the word back never writes back a punned jump that would lead elsewhere
- * with that byte, after uprobe_foreign_write() took it out.
+ * reads a word or a byte, writes its own breakpoint and writes back what
+ * it read never writes back a jump, after uprobe_foreign_write() took it
+ * out: the jump's first byte over the instruction's others would lead
+ * nowhere, a punned jump with a changed byte elsewhere.
  */
 void uprobe_foreign_read(struct mm_struct *mm, unsigned long addr, void *buf,
 			 unsigned long len)
@@ -201,7 +207,8 @@ void uprobe_end_dup_mmap(void)
  * The child will have the parent's breakpoints and jumps, in its copies
  * of the pages; it needs its own XOL page behind the copied XOL mapping,
  * where its pending returns (uprobe_copy_process()) lead, and its own
- * copies of the stub pages the jumps lead to.  The parent's probes in
+ * copies of the stub pages the jumps lead to.  Without memory for them
+ * the child has none, and uprobe_dup_mmap_copied() fails the fork.  The parent's probes in
  * anonymous memory are none of the child's: their breakpoints are taken
  * out of its copies once made (uprobe_dup_mmap_copied()).
  */
@@ -222,10 +229,17 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
  * back in the child's copies of the pages, before the child can run or
  * be seen by anyone (in /proc, by the fork connector, by a tracer): no
  * one ever finds a breakpoint of a probe by address in a child.
+ *
+ * Return: 0, or -ENOMEM when the child could not have its own XOL area
+ * and stub pages (uprobe_dup_mmap()): its copies of the parent's jumps
+ * and pending returns would lead into nothing, so the fork fails.
  */
-void uprobe_dup_mmap_copied(struct mm_struct *oldmm, struct mm_struct *newmm)
+int uprobe_dup_mmap_copied(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
+	if (mm_xol_area(oldmm) && !mm_xol_area(newmm))
+		return -ENOMEM;
 	anon_fork_restore(oldmm, newmm);
+	return 0;
 }
 
 /**

@@ -16,8 +16,15 @@
  * (jump_state()), or "not-armed" (no consumer wants this process).  A
  * probe in anonymous memory has "[anon]" for its file and the address for
  * its offset.  Reading it takes the right to read the process's memory,
- * as for /proc/PID/maps.
+ * as for /proc/PID/maps.  A "not-armed" probe is a probe of the file for
+ * other processes: shown only to a reader who may trace every process
+ * (perfmon_capable()).  What depends on a task's state (its mode, a
+ * debugger's step, a shadow stack) is read from a live thread of the
+ * process, whose stack is held meanwhile.
  */
+
+#include <linux/capability.h>
+#include <linux/sched/task.h>
 
 #include "internal.h"
 
@@ -38,7 +45,7 @@ const char * __weak arch_uprobe_exec_name(struct arch_uprobe *auprobe)
 struct show_ctx {
 	struct seq_file *m;
 	struct mm_struct *mm;
-	struct pt_regs *regs;
+	struct task_struct *task;	/* a live thread of the process, its stack held */
 	struct vm_area_struct *vma;	/* the file's mapping; NULL: anonymous memory */
 };
 
@@ -61,8 +68,10 @@ static void show_probe(struct uprobe *uprobe, void *arg)
 
 	if (ctx->vma)
 		vaddr = offset_to_vaddr(ctx->vma, uprobe->offset);
-	entry = jump_state(uprobe, ctx->mm, ctx->regs, vaddr, &why);
+	entry = jump_state(uprobe, ctx->mm, ctx->task, vaddr, &why);
 	if (!strcmp(entry, "breakpoint") && !breakpoint_at(ctx->mm, vaddr)) {
+		if (!perfmon_capable())
+			return;
 		entry = "not-armed";
 		why = NULL;
 	}
@@ -94,6 +103,26 @@ static void show_mm_probes(struct show_ctx *ctx)
 	visit_anon_probes(ctx->mm, 0, ULONG_MAX, show_probe, ctx);
 }
 
+/*
+ * A thread of @task's process that is not exiting, with a reference and
+ * its stack held (the registers are there, and a task that exits frees
+ * it even while its struct stays, as a group leader's does); or NULL.
+ */
+static struct task_struct *get_live_thread(struct task_struct *task)
+{
+	struct task_struct *t, *found = NULL;
+
+	rcu_read_lock();
+	for_each_thread(task, t) {
+		if (!(t->flags & PF_EXITING) && try_get_task_stack(t)) {
+			found = get_task_struct(t);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 /**
  * uprobe_proc_show - /proc/PID/uprobes
  * @m: the file
@@ -104,7 +133,7 @@ static void show_mm_probes(struct show_ctx *ctx)
  */
 int uprobe_proc_show(struct seq_file *m, struct task_struct *task)
 {
-	struct show_ctx ctx = { .m = m, .regs = task_pt_regs(task) };
+	struct show_ctx ctx = { .m = m };
 	int err = 0;
 
 	ctx.mm = mm_access(task, PTRACE_MODE_READ_FSCREDS);
@@ -114,9 +143,15 @@ int uprobe_proc_show(struct seq_file *m, struct task_struct *task)
 	if (err)
 		goto put_mm;
 	stub_pages_show(m, mm_xol_area(ctx.mm));
-	if (test_bit(MMF_HAS_UPROBES, &ctx.mm->flags))
+	ctx.task = get_live_thread(task);
+	/* With no thread left to run them, the probes are of no interest. */
+	if (ctx.task && test_bit(MMF_HAS_UPROBES, &ctx.mm->flags))
 		show_mm_probes(&ctx);
 	mmap_read_unlock(ctx.mm);
+	if (ctx.task) {
+		put_task_stack(ctx.task);
+		put_task_struct(ctx.task);
+	}
 put_mm:
 	mmput(ctx.mm);
 	return err;

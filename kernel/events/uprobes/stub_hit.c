@@ -97,7 +97,7 @@ static void handle_stub_hit(struct stub_site *site, struct pt_regs *regs, unsign
 	if (uprobe) {
 		/* The copy jumps back to the site: not where mremap() moved it. */
 		if (site->len && site_serves(site, uprobe, source) &&
-		    arch_uprobe_can_jump(&uprobe->arch, regs))
+		    arch_uprobe_can_jump(&uprobe->arch, current, regs))
 			copy = stub + UPROBE_STUB_COPY;
 		end = handle_hit(uprobe, regs, source, copy);
 		if (end == HIT_REMOVE)

@@ -15,6 +15,8 @@
  * found under RCU without it (stub_at()); fork gives the child copies.
  */
 
+#include <linux/error-injection.h>
+
 #include "stubs.h"
 
 static vm_fault_t stub_fault(const struct vm_special_mapping *sm,
@@ -220,8 +222,11 @@ void free_stub_pages(struct xol_area *area)
 		free_stub_page(sp);
 }
 
-/* A stub page for @vaddr, all breakpoints, no stub handed out. */
-static struct stub_page *alloc_stub_page(unsigned long vaddr)
+/*
+ * A stub page for @vaddr, all breakpoints, no stub handed out.  NULL may
+ * be injected (fail_function), to test what a lack of memory leaves.
+ */
+static noinline struct stub_page *alloc_stub_page(unsigned long vaddr)
 {
 	struct stub_page *sp = kzalloc(sizeof(*sp), GFP_KERNEL);
 	void *kaddr;
@@ -239,6 +244,7 @@ static struct stub_page *alloc_stub_page(unsigned long vaddr)
 	kunmap_local(kaddr);
 	return sp;
 }
+ALLOW_ERROR_INJECTION(alloc_stub_page, NULL);
 
 /*
  * Whether every stub of @sp is within reach of a jump at @vaddr, and of
@@ -648,28 +654,30 @@ void stub_pages_unmap(struct mm_struct *mm, struct xol_area *area, unsigned long
 }
 
 /*
- * Tells what stub pages @area has, against their limits; none with no
- * @area yet (/proc/PID/uprobes).
+ * Tells what stub pages @area has, and how many places it knows to have
+ * no punned jump, against their limits; none with no @area yet
+ * (/proc/PID/uprobes).
  */
 void stub_pages_show(struct seq_file *m, struct xol_area *area)
 {
-	seq_printf(m, "stub-pages %u of %u, hop-pages %u of %u\n",
+	seq_printf(m, "stub-pages %u of %u, hop-pages %u of %u, pun-memos %u of %u\n",
 		   area ? area->nr_stub_pages : 0, STUB_PAGES_MAX,
-		   area ? area->nr_hop_pages : 0, HOP_PAGES_MAX);
+		   area ? area->nr_hop_pages : 0, HOP_PAGES_MAX,
+		   area ? area->nr_no_pun : 0, NO_PUN_MAX);
 }
 
-/* A copy of each stub page of @old for a forked child's @area. */
-void dup_stub_pages(struct xol_area *old, struct xol_area *area)
+/*
+ * A copy of each stub page of @old for a forked child's @area: 0, or
+ * -ENOMEM (the copies made so far are @area's, freed with it).
+ */
+int dup_stub_pages(struct xol_area *old, struct xol_area *area)
 {
 	struct stub_page *sp, *copy;
 
 	list_for_each_entry(sp, &old->stub_pages, node) {
 		copy = alloc_stub_page(sp->vaddr);
-		if (!copy) {
-			pr_warn_ratelimited("uprobes: pid %d: a stub page lost at fork\n",
-					    current->pid);
-			continue;
-		}
+		if (!copy)
+			return -ENOMEM;
 		copy_highpage(copy->page, sp->page);
 		/* The sites, or the hops: they share the place. */
 		memcpy(copy->sites, sp->sites, sizeof(sp->sites));
@@ -683,4 +691,5 @@ void dup_stub_pages(struct xol_area *old, struct xol_area *area)
 			area->nr_stub_pages++;
 	}
 	area->no_stubs = old->no_stubs;
+	return 0;
 }

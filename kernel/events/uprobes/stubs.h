@@ -14,6 +14,7 @@
 #define STUBS_PER_PAGE		(PAGE_SIZE / UPROBE_STUB_BYTES)
 #define STUB_PAGES_MAX		16	/* per mm */
 #define HOP_PAGES_MAX		64	/* per mm */
+#define NO_PUN_MAX		1024	/* places known to have no punned jump, per mm */
 
 /**
  * struct stub_site - the probed place a stub serves

@@ -209,6 +209,7 @@ static struct uprobe *alloc_uprobe(struct inode *inode, struct mm_struct *mm,
 	refcount_set(&uprobe->ref, 1);
 	init_rwsem(&uprobe->register_rwsem);
 	INIT_LIST_HEAD(&uprobe->consumers);
+	INIT_LIST_HEAD(&uprobe->unfinished_node);
 	mutex_init(&uprobe->insn_mutex);
 	uprobe->offset = offset;
 	uprobe->ref_ctr_offset = ref_ctr_offset;

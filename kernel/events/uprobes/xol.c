@@ -438,7 +438,8 @@ unsigned long uprobe_get_trampoline_vaddr(void)
 
 /*
  * Fork gives @newmm, a copy of @oldmm's struct, its own XOL page behind
- * the copied XOL mapping, and its own copies of the stub pages.
+ * the copied XOL mapping, and its own copies of the stub pages; without
+ * memory for all of them, none (the fork then fails).
  */
 void xol_dup(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
@@ -449,7 +450,10 @@ void xol_dup(struct mm_struct *oldmm, struct mm_struct *newmm)
 	area = alloc_xol_area(old->vaddr);
 	if (!area)
 		return;
-	dup_stub_pages(old, area);
+	if (dup_stub_pages(old, area)) {
+		free_xol_area(area);
+		return;
+	}
 	publish_xol_area(newmm, area);
 }
 

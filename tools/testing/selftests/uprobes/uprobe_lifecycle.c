@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -802,6 +803,151 @@ TEST_F(life, mprotect)
 	EXPECT_EQ(7, count_in_trace("prot", getpid()));
 	munmap(t.map, t.len);
 	close(t.fd);
+}
+
+#define CUT_FN		"remove_breakpoint"
+#define CUT_PROCS	50
+#define CUT_CALLS	20	/* each process makes at least, at each stage */
+
+/*
+ * Calls life_target() until told to stop, counting the calls in @count;
+ * killed with the test.
+ */
+static void __noreturn cut_child(long *count, const int *stop)
+{
+	long i;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+		_exit(3);
+	for (i = 0; !READ_FRESH(*stop); i++) {
+		if (life_target(i) != i * 7 + 3)
+			_exit(2);
+		__atomic_store_n(count, i + 1, __ATOMIC_RELAXED);
+		usleep(500);
+	}
+	_exit(0);
+}
+
+/* Of @n processes, those whose @count grew by less than @calls since @since. */
+static int cut_lagging(const long *count, const long *since, int n, long calls)
+{
+	int i, lagging = 0;
+
+	for (i = 0; i < n; i++)
+		lagging += READ_FRESH(count[i]) - since[i] < calls;
+	return lagging;
+}
+
+/* Waits up to @secs seconds for none to lag (cut_lagging()); those that still do. */
+static int cut_wait_calls(const long *count, const long *since, int n, long calls, int secs)
+{
+	int ms;
+
+	for (ms = 0; ms < secs * 1000 && cut_lagging(count, since, n, calls); ms += 10)
+		usleep(10000);
+	return cut_lagging(count, since, n, calls);
+}
+
+/* Processes of @pids whose /proc/PID/uprobes has a line for @addr with @word. */
+static int cut_listing(const pid_t *pids, int n, const void *addr, const char *word)
+{
+	char line[512];
+	int i, listed = 0;
+
+	for (i = 0; i < n; i++)
+		listed += !proc_uprobes_line(pids[i], addr, line, sizeof(line)) &&
+			  (!word || strstr(line, word));
+	return listed;
+}
+
+/*
+ * Reaps the @n processes of @pids, told to stop: how many did not exit
+ * with 0 (died, or got a wrong result), those still running after 5 s
+ * (stuck in a loop) killed and counted.
+ */
+static int cut_reap(const pid_t *pids, int n)
+{
+	int i, ms, status, left = n, bad = 0;
+	bool reaped[CUT_PROCS] = { false };
+
+	for (ms = 0; left && ms < 5000; ms += 10) {
+		for (i = 0; i < n; i++) {
+			if (reaped[i] || waitpid(pids[i], &status, WNOHANG) != pids[i])
+				continue;
+			reaped[i] = true;
+			left--;
+			bad += !WIFEXITED(status) || WEXITSTATUS(status);
+		}
+		usleep(10000);
+	}
+	for (i = 0; i < n; i++) {
+		if (reaped[i])
+			continue;
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], &status, 0);
+		bad++;
+	}
+	return bad;
+}
+
+/*
+ * The walk that disarms a probe fails half way (its disarming of one
+ * process made to fail with -EINTR, as get_user_pages_remote() fails in a
+ * task with a fatal signal pending, in about half of 50 running processes
+ * that call the probed function): no process dies of the breakpoint or spins in
+ * the jump left there, every one goes on calling, and the probe is gone
+ * from each of them in the end, the walk finished later.
+ */
+TEST_F_TIMEOUT(life, removal_cut_short_finishes, 300)
+{
+	struct cut_shared {
+		long count[CUT_PROCS];
+		int stop;
+	} *sh;
+	long since[CUT_PROCS] = { 0 };
+	pid_t pids[CUT_PROCS];
+	int i, lagging, left, injected, bad;
+
+	if (!fail_fn_allowed(CUT_FN))
+		SKIP(return, "fail_function cannot make the removal walk fail here");
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	for (i = 0; i < CUT_PROCS; i++) {
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i])
+			cut_child(&sh->count[i], &sh->stop);
+	}
+	ASSERT_EQ(0, add_self_probe("p", "cut", life_target, NULL));
+	ASSERT_EQ(0, event_enable(GROUP, "cut", 1));
+	memcpy(since, sh->count, sizeof(since));
+	EXPECT_EQ(0, cut_wait_calls(sh->count, since, CUT_PROCS, CUT_CALLS, 120));
+	/* Each process has the probe, entered by a breakpoint or a jump. */
+	EXPECT_EQ(CUT_PROCS, cut_listing(pids, CUT_PROCS, life_target, NULL) -
+			     cut_listing(pids, CUT_PROCS, life_target, "not-armed"));
+	EXPECT_LE(CUT_PROCS * CUT_CALLS, profile_hits("cut"));
+
+	ASSERT_EQ(0, fail_fn_inject(CUT_FN, -EINTR, 5, CUT_PROCS / 2));
+	EXPECT_EQ(0, event_enable(GROUP, "cut", 0));
+	injected = CUT_PROCS / 2 - fail_fn_times_left();
+	EXPECT_EQ(0, fail_fn_clear());
+	TH_LOG("disarming failed in %d processes", injected);
+	EXPECT_LT(0, injected);
+
+	memcpy(since, sh->count, sizeof(since));
+	lagging = cut_wait_calls(sh->count, since, CUT_PROCS, CUT_CALLS, 60);
+	for (left = 0; left < 300; left++) {
+		if (!cut_listing(pids, CUT_PROCS, life_target, NULL))
+			break;
+		usleep(100000);
+	}
+	left = cut_listing(pids, CUT_PROCS, life_target, NULL);
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+	bad = cut_reap(pids, CUT_PROCS);
+	EXPECT_EQ(0, lagging) TH_LOG("processes that stopped calling once the probe went");
+	EXPECT_EQ(0, bad) TH_LOG("processes that died or got a wrong result");
+	EXPECT_EQ(0, left) TH_LOG("processes that still have the probe");
+	munmap(sh, sizeof(*sh));
 }
 
 TEST_HARNESS_MAIN

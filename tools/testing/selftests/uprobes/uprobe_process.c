@@ -759,9 +759,12 @@ static void *add_in_thread(void *arg)
  * new one, or neither.  The new one, which runs after the old in one hit,
  * would see the old one's value: its sum of first arguments says it never
  * did.  In each thread the calls counted by the old consumer come first,
- * then those by neither, then those by the new one.
+ * then those by neither, then those by the new one.  With @hold, the
+ * swap is made while another hit runs the old handler, which returns only
+ * once the new consumer is registered: that hit's walk of the consumers
+ * spans the swap, and must not run the new one after the old.
  */
-TEST_F(proc, handler_calls_under_threads)
+static void swap_under_threads(struct __test_metadata *_metadata, bool hold)
 {
 	long before, new_before, sum[3] = { 0 }, args, rets, last_old_end = -1;
 	int counted[3] = { 0 }, t, i, late_missed = 0, out_of_order = 0;
@@ -774,7 +777,7 @@ TEST_F(proc, handler_calls_under_threads)
 	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, opts));
 	snprintf(opts, sizeof(opts), "h di=%#lx", SWAP_NEW_DI);
 	ASSERT_EQ(0, prep_add(1, opts));
-	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1 unreg"));
+	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1 unreg%s", hold ? " hold" : ""));
 	for (t = 0; t < SWAP_THREADS; t++)
 		ASSERT_EQ(0, pthread_create(&th[t], NULL, add_in_thread, (void *)(long)t));
 	for (t = 0; t < SWAP_THREADS; t++) {
@@ -817,11 +820,24 @@ TEST_F(proc, handler_calls_under_threads)
 	/* The call that registered it returned after the last by the old one began. */
 	EXPECT_EQ(0, late_missed) TH_LOG("calls after the swap missed by the new consumer");
 
+	if (hold)
+		EXPECT_LT(1, counted[BY_OLD]) TH_LOG("no other hit ran the old handler meanwhile");
 	before = test_mod_hits(0);
 	new_before = test_mod_hits(1);
 	call_add(100);
 	EXPECT_EQ(before, test_mod_hits(0));
 	EXPECT_EQ(new_before + 100, test_mod_hits(1));
+}
+
+TEST_F(proc, handler_calls_under_threads)
+{
+	swap_under_threads(_metadata, false);
+}
+
+/* The swap made while another hit's walk of the consumers is under way. */
+TEST_F(proc, handler_swap_spans_a_walk)
+{
+	swap_under_threads(_metadata, true);
 }
 
 /* Defines "p:uproc/EVENT /proc/PID:0xADDR ARGS" (or r:); 0 or -errno. */
@@ -879,6 +895,49 @@ TEST_F(proc, tracer_jit_events)
 	for (i = 0; i < 500 && !error_logged("Probe lost: its code was unmapped or moved"); i++)
 		usleep(10000);
 	EXPECT_TRUE(error_logged("Probe lost: its code was unmapped or moved"));
+	tracing_reset();
+}
+
+/*
+ * A probe of another process, at a place of a file this one maps, shows
+ * in this process's /proc/PID/uprobes as not-armed to a reader who may
+ * trace every process, and not at all to one who may not: an unprivileged
+ * process learns nothing of others' probes there.
+ */
+TEST_F(proc, not_armed_shown_only_to_tracers)
+{
+	char line[512];
+	pid_t other, reader;
+	int status;
+
+	tracing_reset();
+	other = fork();
+	ASSERT_LE(0, other);
+	if (!other) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	EXPECT_EQ(0, define_at('p', "other", other, proc_add, ""));
+	EXPECT_EQ(0, event_enable("uproc", "other", 1));
+	EXPECT_EQ(0, proc_uprobes_line(0, proc_add, line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, " not-armed")) TH_LOG("as root: %s", line);
+	reader = fork();
+	ASSERT_LE(0, reader);
+	if (!reader) {
+		/* The uid change drops every capability; dumpable keeps /proc/self ours. */
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
+		    prctl(PR_SET_DUMPABLE, 1))
+			_exit(3);
+		if (access("/proc/self/uprobes", R_OK))
+			_exit(2);
+		_exit(proc_uprobes_line(0, proc_add, line, sizeof(line)) ? 0 : 1);
+	}
+	ASSERT_EQ(reader, waitpid(reader, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("unprivileged reader: status %#x (exit 1: it saw the line)", status);
+	kill(other, SIGKILL);
+	waitpid(other, &status, 0);
 	tracing_reset();
 }
 

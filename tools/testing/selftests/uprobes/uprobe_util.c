@@ -407,6 +407,75 @@ bool uprobes_maps_hold(const struct uprobes_maps *m, unsigned long addr)
 	return false;
 }
 
+#define FAIL_FN_DIR	"/sys/kernel/debug/fail_function"
+
+/* Writes @text to file @file of fail_function; 0 or -errno. */
+static int fail_fn_write(const char *file, const char *text)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), FAIL_FN_DIR "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+bool fail_fn_allowed(const char *fn)
+{
+	char line[256], name[128];
+	bool found = false;
+	FILE *list;
+
+	if (access(FAIL_FN_DIR "/inject", W_OK))
+		return false;
+	list = fopen("/sys/kernel/debug/error_injection/list", "r");
+	while (list && !found && fgets(line, sizeof(line), list))
+		found = sscanf(line, "%127s", name) == 1 && !strcmp(name, fn);
+	if (list)
+		fclose(list);
+	return found;
+}
+
+int fail_fn_inject(const char *fn, long retval, int space, int times)
+{
+	char file[160], text[32];
+	int err = fail_fn_write("inject", fn);
+
+	snprintf(file, sizeof(file), "%s/retval", fn);
+	snprintf(text, sizeof(text), "%#lx", (unsigned long)retval);
+	err = err ?: fail_fn_write(file, text);
+	err = err ?: fail_fn_write("probability", "100");
+	err = err ?: fail_fn_write("interval", "1");
+	err = err ?: fail_fn_write("verbose", "0");
+	snprintf(text, sizeof(text), "%d", space);
+	err = err ?: fail_fn_write("space", text);
+	snprintf(text, sizeof(text), "%d", times);
+	return err ?: fail_fn_write("times", text);
+}
+
+int fail_fn_times_left(void)
+{
+	FILE *f = fopen(FAIL_FN_DIR "/times", "r");
+	int left = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &left) != 1)
+			left = -1;
+		fclose(f);
+	}
+	return left;
+}
+
+int fail_fn_clear(void)
+{
+	return fail_fn_write("inject", "\n");
+}
+
 int proc_uprobes_line(pid_t pid, const void *addr, char *line, size_t size)
 {
 	unsigned long at;

@@ -214,6 +214,22 @@ bool uprobes_maps_hold(const struct uprobes_maps *m, unsigned long addr);
  */
 int proc_uprobes_line(pid_t pid, const void *addr, char *line, size_t size);
 
+/*
+ * fail_function (debugfs): a kernel function made to fail on purpose,
+ * one at a time.
+ */
+/* Whether kernel function @fn is one it can make fail. */
+bool fail_fn_allowed(const char *fn);
+/*
+ * Makes @fn return @retval (an -errno, or 0 for NULL), @times times after
+ * its first @space calls; 0 or -errno.
+ */
+int fail_fn_inject(const char *fn, long retval, int space, int times);
+/* How many more failures it is to inject, or -1. */
+int fail_fn_times_left(void);
+/* Makes no function fail any more; 0 or -errno. */
+int fail_fn_clear(void);
+
 /* Pins the calling thread to CPU @cpu (-1: leaves it be); 0 or -1. */
 int pin_to_cpu(int cpu);
 

@@ -34,9 +34,14 @@
  *   prep ID pid PID VADDR [options]
  *			as reg or pid, but only noted: the handler of another
  *			slot registers it (onhit)
- *   onhit ID [reg=ID2] [unreg]
+ *   onhit ID [reg=ID2] [unreg] [hold]
  *			at its next hit, the handler of ID registers slot ID2
- *			as prepared, and/or unregisters ID itself; each once
+ *			as prepared, and/or unregisters ID itself; each once.
+ *			hold: the hit that does so waits first until another
+ *			hit runs the handler too (up to UT_HOLD_MS), and the
+ *			other hits then running it wait, before they return,
+ *			until ID2 is registered (its notify()): a swap made
+ *			while other hits are in their walk of the consumers
  *
  * A failed command fails the write() with the errno of the kernel call.
  * "counts" has one line per consumer slot: ID HITS RETS FUNC RUNNING, where
@@ -73,6 +78,7 @@
 #endif
 
 #define UT_MAX		8
+#define UT_HOLD_MS	5000	/* the longest a "hold" waits */
 #define UT_LOG_MAX	4096
 #define UT_CMD_MAX	(PATH_MAX + 256)
 
@@ -107,6 +113,7 @@ struct ut_consumer {
 	struct ut_request *req;
 	atomic_t then_reg;	/* onhit: 1 + the slot to register, or 0 */
 	atomic_t then_unreg;	/* onhit: unregister this slot */
+	int hold_for;		/* onhit hold: 1 + the slot registered, or 0 */
 	bool detached;		/* unregistered by its handler: sync first */
 };
 
@@ -357,6 +364,7 @@ static void ut_consumer_setup(struct ut_consumer *c, const struct ut_request *re
 	atomic_long_set(&c->retsum, 0);
 	atomic_set(&c->then_reg, 0);
 	atomic_set(&c->then_unreg, 0);
+	WRITE_ONCE(c->hold_for, 0);
 	c->flags = req->flags;
 	c->ax = req->ax;
 	c->di = req->di;
@@ -613,6 +621,7 @@ static int ut_cmd_prep(char *args)
 static int ut_cmd_onhit(char *args)
 {
 	struct ut_consumer *c = ut_slot(&args);
+	bool hold = false;
 	unsigned int id;
 	char *tok;
 
@@ -625,12 +634,38 @@ static int ut_cmd_onhit(char *args)
 			atomic_set(&c->then_unreg, 1);
 			continue;
 		}
+		if (!strcmp(tok, "hold")) {
+			hold = true;
+			continue;
+		}
 		if (!str_has_prefix(tok, "reg=") || kstrtouint(tok + 4, 0, &id) ||
 		    id >= UT_MAX || !ut_consumers[id].prepared || ut_consumers[id].uprobe)
 			return -EINVAL;
 		atomic_set(&c->then_reg, id + 1);
 	}
+	if (hold && !atomic_read(&c->then_reg))
+		return -EINVAL;
+	WRITE_ONCE(c->hold_for, hold ? atomic_read(&c->then_reg) : 0);
 	return 0;
+}
+
+/* Waits, up to UT_HOLD_MS, until @done(@arg). */
+static void ut_hold(bool (*done)(void *arg), void *arg)
+{
+	unsigned int ms;
+
+	for (ms = 0; ms < UT_HOLD_MS && !done(arg); ms++)
+		msleep(1);
+}
+
+static bool ut_others_running(void *arg)
+{
+	return atomic_read(&((struct ut_consumer *)arg)->running) > 1;
+}
+
+static bool ut_registered(void *arg)
+{
+	return READ_ONCE(((struct ut_consumer *)arg)->uprobe);
 }
 
 /* Registers slot @c as "prep" noted it. */
@@ -644,12 +679,19 @@ static struct uprobe *ut_register_prepared(struct ut_consumer *c)
 			       req->ref_ctr_offset, &c->uc);
 }
 
-/* In @c's handler: what "onhit" asked, once. */
+/* In @c's handler: what "onhit" asked, once; with hold, see ut_cmd_onhit(). */
 static void ut_onhit(struct ut_consumer *c)
 {
+	int hold = READ_ONCE(c->hold_for);
 	int slot = atomic_xchg(&c->then_reg, 0);
 	struct uprobe *uprobe;
 
+	if (hold && !slot) {
+		ut_hold(ut_registered, &ut_consumers[hold - 1]);
+		return;
+	}
+	if (hold)
+		ut_hold(ut_others_running, c);
 	if (slot) {
 		uprobe = ut_register_prepared(&ut_consumers[slot - 1]);
 		ut_log_value(slot - 1, 'q', PTR_ERR_OR_ZERO(uprobe));
