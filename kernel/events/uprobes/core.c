@@ -341,6 +341,11 @@ static void attach_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc,
 
 	uc->mm = mm;
 	uc->leaving = false;
+	/*
+	 * A handler's unregistration (leaving) before the hits that find @uc
+	 * last (run_handlers()): a swap from a handler is seen whole.
+	 */
+	smp_wmb();
 	list_add_tail_rcu(&uc->cons_node, &uprobe->consumers);
 }
 

@@ -114,15 +114,21 @@ static bool run_handler(struct uprobe_consumer *uc, struct pt_regs *regs, bool *
  * are added at the tail, and freed only after an SRCU grace period, so
  * the pointer cannot come back as another one).  A consumer that a
  * handler registers while another thread's hit runs its handlers thus
- * never runs in that hit after the handlers of the ones before it.
+ * never runs in that hit after the handlers of the ones before it.  The
+ * acquire pairs with attach_consumer()'s barrier: a hit that finds a
+ * consumer last finds unregistered (leaving) those a handler unregistered
+ * before registering it, so that a swap from a handler is never seen as
+ * both consumers, on any CPU.
  */
 static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs, bool *want_ret)
 {
 	struct uprobe_task *utask = current->utask;
-	struct list_head *last = READ_ONCE(uprobe->consumers.prev);
 	struct uprobe_consumer *uc;
+	struct list_head *last;
 	bool remove = true;
 
+	/* Pairs with attach_consumer()'s smp_wmb(): see above. */
+	last = smp_load_acquire(&uprobe->consumers.prev);
 	if (last == &uprobe->consumers)
 		return true;
 	utask->auprobe = &uprobe->arch;

@@ -212,9 +212,33 @@ static void write_jump(struct uprobe *uprobe, struct mm_struct *mm,
 }
 
 /*
+ * The site of a jump at @vaddr of @mm that was half taken out: its first
+ * byte the breakpoint again, its others still the jump's (the write of
+ * the others failed); NULL if there is none.
+ */
+static struct stub_site *half_jump_site(struct mm_struct *mm, unsigned long vaddr)
+{
+	u8 code[UPROBE_JUMP_BYTES], jump[UPROBE_JUMP_BYTES];
+	struct xol_area *area = mm_xol_area(mm);
+	struct stub_site *site;
+
+	if (!area || !read_jump_bytes(mm, vaddr, code) || code[0] != UPROBE_SWBP_INSN)
+		return NULL;
+	for_each_stub_site(area, site) {
+		if (site->vaddr != vaddr || jump_own_bytes(site) < 2)
+			continue;
+		arch_uprobe_jump(vaddr, site->hop ?: site->stub, jump);
+		if (!memcmp(code + 1, jump + 1, jump_own_bytes(site) - 1))
+			return site;
+	}
+	return NULL;
+}
+
+/*
  * Puts the breakpoint back in place of a jump to a stub at @vaddr of @mm,
  * with the bytes of @insn after it: those of the probed instruction (a
- * punned jump's others never changed).
+ * punned jump's others never changed).  A jump that an earlier call left
+ * half taken out is taken out whole.
  */
 int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn)
 {
@@ -225,7 +249,7 @@ int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn)
 
 	mmap_assert_write_locked(mm);
 
-	site = jump_site(mm, vaddr);
+	site = jump_site(mm, vaddr) ?: half_jump_site(mm, vaddr);
 	if (!site)
 		return 0;
 	own = jump_own_bytes(site);

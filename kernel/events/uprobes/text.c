@@ -20,6 +20,7 @@
  */
 
 #include <linux/elf.h>
+#include <linux/error-injection.h>
 #include <linux/unaligned.h>
 
 #include "internal.h"
@@ -142,9 +143,11 @@ static int poke_mm_page(struct mm_struct *mm, unsigned long vaddr, const void *b
  * the page made while the first write landed can keep the old bytes for
  * good, and only a write once it exists drops it.  Seen there: threads ran
  * past a breakpoint armed since, every time, and a jump taken out stayed.
- * On hardware the second write stores what is there already.
+ * On hardware the second write stores what is there already.  An error
+ * may be injected (fail_function), to test what a failed write leaves.
  */
-int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf, size_t len)
+noinline int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf,
+			   size_t len)
 {
 	int err;
 
@@ -156,6 +159,7 @@ int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf, si
 	arch_uprobe_sync_mm(mm);
 	return poke_mm_page(mm, vaddr, buf, len);
 }
+ALLOW_ERROR_INJECTION(write_mm_text, ERRNO);
 
 /**
  * arch_uprobe_sync_mm - every CPU that runs @mm stops using its old text

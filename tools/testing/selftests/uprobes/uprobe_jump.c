@@ -949,6 +949,19 @@ TEST(pun_hop_pages_limited)
 	EXPECT_EQ(max, used);
 }
 
+/* Tests that may take longer than the harness's default 30 s (KASAN). */
+FIXTURE(slow) {
+	int unused;
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
 #define MEMO_GROUP	"ujump"
 #define MEMO_MAPS	1100	/* mappings at once: more than a process remembers */
 #define MEMO_CHURN	10000	/* mappings in all, the others one after another */
@@ -988,7 +1001,7 @@ static long slab_kb(void)
  * Mapped, called and unmapped at 8900 more addresses, one after another,
  * it remembers none (the slab that leaves is logged).
  */
-TEST(pun_memos_bounded)
+TEST_F_TIMEOUT(slow, pun_memos_bounded, 300)
 {
 	long page = getpagesize(), len = 2 * page, slab, i;
 	struct proc_uprobes_counts c;
@@ -1086,6 +1099,96 @@ TEST(pun_text_moved_by_mremap)
 	munmap(hole, 16 * len);
 	close(file);
 	close(fd);
+}
+
+/* What jump_taken_out_half_way's child and the test share. */
+struct half_shared {
+	long calls;
+	int stop;
+};
+
+/*
+ * The child of jump_taken_out_half_way: calls jump_nop until told to
+ * stop, then exits 0 if every result was right and its text at the probe
+ * is the file's again, 1 on a wrong result, 2 if the text differs.
+ */
+static void __noreturn half_child(struct half_shared *sh)
+{
+	unsigned char orig[5], now[5];
+	int file = open(self_path(), O_RDONLY);
+	long i;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || file < 0 ||
+	    pread(file, orig, 5, self_offset(jump_nop)) != 5)
+		_exit(3);
+	for (i = 0; !READ_FRESH(sh->stop); i++) {
+		if (jump_nop(i) != i + 1)
+			_exit(1);
+		__atomic_store_n(&sh->calls, i + 1, __ATOMIC_RELAXED);
+		usleep(200);
+	}
+	code_at(jump_nop, now);
+	_exit(memcmp(orig, now, 5) ? 2 : 0);
+}
+
+/* Waits up to @secs seconds for @sh->calls to reach @calls; whether it did. */
+static bool half_wait_calls(struct half_shared *sh, long calls, int secs)
+{
+	int ms;
+
+	for (ms = 0; ms < secs * 1000 && READ_FRESH(sh->calls) < calls; ms += 10)
+		usleep(10000);
+	return READ_FRESH(sh->calls) >= calls;
+}
+
+/*
+ * The write that takes a jump out fails after its first byte, made the
+ * breakpoint again, as get_user_pages_remote() fails for a task with a
+ * fatal signal pending: the jump's other bytes are still there.  The
+ * removal is finished later, the instruction whole again, and the
+ * process, calling all along, gets every result right.
+ */
+TEST_F_TIMEOUT(slow, jump_taken_out_half_way, 180)
+{
+	struct perf_event_attr attr;
+	struct half_shared *sh;
+	char line[512];
+	int fd, i, status;
+	long calls;
+	pid_t pid;
+
+	if (!fail_fn_allowed("write_mm_text"))
+		SKIP(return, "fail_function cannot make a write of text fail here");
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		half_child(sh);
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(jump_nop), 0, 0));
+	fd = perf_open(&attr, pid, -1);
+	ASSERT_LE(0, fd);
+	calls = READ_FRESH(sh->calls);
+	ASSERT_TRUE(half_wait_calls(sh, calls + 10, 60));
+	ASSERT_EQ(0, proc_uprobes_line(pid, jump_nop, line, sizeof(line)));
+	ASSERT_NE(NULL, strstr(line, " jump")) TH_LOG("the child has no jump: %s", line);
+
+	/* The first write (the breakpoint) lands, the second fails. */
+	ASSERT_EQ(0, fail_fn_inject("write_mm_text", -EINTR, 2, 1));
+	close(fd);
+	EXPECT_EQ(0, fail_fn_times_left()) TH_LOG("no write of the jump's bytes failed");
+	EXPECT_EQ(0, fail_fn_clear());
+	calls = READ_FRESH(sh->calls);
+	EXPECT_TRUE(half_wait_calls(sh, calls + 100, 60)) TH_LOG("the child stopped calling");
+	for (i = 0; i < 300 && !proc_uprobes_line(pid, jump_nop, line, sizeof(line)); i++)
+		usleep(100000);
+	EXPECT_NE(0, proc_uprobes_line(pid, jump_nop, line, sizeof(line)))
+		TH_LOG("the probe is still there: %s", line);
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child: status %#x", status);
+	munmap(sh, sizeof(*sh));
 }
 
 /*

@@ -655,7 +655,7 @@ static void ut_hold(bool (*done)(void *arg), void *arg)
 	unsigned int ms;
 
 	for (ms = 0; ms < UT_HOLD_MS && !done(arg); ms++)
-		msleep(1);
+		usleep_range(1000, 1100);
 }
 
 static bool ut_others_running(void *arg)
