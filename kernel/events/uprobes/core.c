@@ -172,12 +172,12 @@ static void retire_uprobe(struct uprobe *uprobe, int err)
 
 	if (!uprobe_is_live(uprobe) || !list_empty(&uprobe->consumers))
 		return;
-	if (!err && !uprobe->unfinished) {
+	if (uprobe->unfinished)
+		return;		/* the worker walks again anyway */
+	if (!err) {
 		unhash_uprobe(uprobe);
 		return;
 	}
-	if (uprobe->unfinished)
-		return;		/* the worker walks again anyway */
 	uprobe->unfinished = true;
 	spin_lock(&unfinished_lock);
 	list_add_tail(&uprobe->unfinished_node, &unfinished_removals);

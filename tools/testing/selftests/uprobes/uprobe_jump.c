@@ -704,6 +704,8 @@ TEST(pun_neighbour_keeps_the_first_on_trap)
 	}
 }
 
+static const struct target nop5_target = { jump_nop, jump_nop, plus1 };
+
 /*
  * A fork that cannot have its own copies of the stub pages its jumps lead
  * to fails with ENOMEM, rather than give the child jumps into nothing; the
@@ -711,19 +713,18 @@ TEST(pun_neighbour_keeps_the_first_on_trap)
  */
 TEST(fork_without_memory_for_stubs_fails)
 {
-	static const struct target t = { jump_nop, jump_nop, plus1 };
 	int fd, err, status;
 	pid_t pid;
 
 	if (!fail_fn_allowed("alloc_stub_page"))
 		SKIP(return, "fail_function cannot make a stub page's allocation fail here");
-	fd = probe(_metadata, t.probe_at);
-	ASSERT_EQ(1, run(&t, 1));
-	ASSERT_NE(0, jump_target(t.probe_at)) TH_LOG("no jump for the child to copy");
+	fd = probe(_metadata, nop5_target.probe_at);
+	ASSERT_EQ(1, run(&nop5_target, 1));
+	ASSERT_NE(0, jump_target(nop5_target.probe_at)) TH_LOG("no jump for the child to copy");
 	ASSERT_EQ(0, fail_fn_inject("alloc_stub_page", 0, 0, 1));
 	pid = fork();
 	if (!pid)
-		_exit(run(&t, CALLS) == CALLS ? 0 : 1);
+		_exit(run(&nop5_target, CALLS) == CALLS ? 0 : 1);
 	err = errno;
 	EXPECT_EQ(0, fail_fn_clear());
 	EXPECT_EQ(0, fail_fn_times_left()) TH_LOG("the fork allocated no stub page");
@@ -736,7 +737,7 @@ TEST(fork_without_memory_for_stubs_fails)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(run(&t, CALLS) == CALLS ? 0 : 1);
+		_exit(run(&nop5_target, CALLS) == CALLS ? 0 : 1);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) TH_LOG("status %#x", status);
 	EXPECT_EQ(1, perf_count(fd));
@@ -1266,8 +1267,6 @@ TEST(pun_debugger_breakpoint)
 		TH_LOG("the child: status %#x", status);
 }
 
-static const struct target nop5 = { jump_nop, jump_nop, plus1 };
-
 /*
  * A debugger's breakpoint put in and taken out at a probed instruction
  * entered by a jump, while the program is stopped: how the debugger
@@ -1284,11 +1283,11 @@ FIXTURE_VARIANT(poke) {
 };
 
 FIXTURE_VARIANT_ADD(poke, jump_by_word) {
-	.t = &nop5,
+	.t = &nop5_target,
 };
 
 FIXTURE_VARIANT_ADD(poke, jump_by_mem_byte) {
-	.t = &nop5,
+	.t = &nop5_target,
 	.by_mem = true,
 };
 

@@ -27,13 +27,12 @@
 
 #include "uprobe_util.h"
 
-static int tfs_open_write(const char *file, int flags, const char *text)
+/* Writes @text to the file at @path, opened with @flags too; 0 or -errno. */
+static int write_text_file(const char *path, int flags, const char *text)
 {
-	char path[PATH_MAX];
 	ssize_t len = strlen(text), done;
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", TRACEFS, file);
 	fd = open(path, O_WRONLY | flags);
 	if (fd < 0)
 		return -errno;
@@ -44,6 +43,14 @@ static int tfs_open_write(const char *file, int flags, const char *text)
 		err = -EIO;
 	close(fd);
 	return err;
+}
+
+static int tfs_open_write(const char *file, int flags, const char *text)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", TRACEFS, file);
+	return write_text_file(path, flags, text);
 }
 
 int tfs_write(const char *file, const char *text)
@@ -413,16 +420,9 @@ bool uprobes_maps_hold(const struct uprobes_maps *m, unsigned long addr)
 static int fail_fn_write(const char *file, const char *text)
 {
 	char path[128];
-	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), FAIL_FN_DIR "/%s", file);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return write_text_file(path, O_TRUNC, text);
 }
 
 bool fail_fn_allowed(const char *fn)
