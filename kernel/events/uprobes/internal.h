@@ -327,6 +327,9 @@ void xol_write_slot(struct xol_area *area, unsigned long vaddr,
 		    const u8 *insn, size_t len);
 u8 xol_swap_byte(struct xol_area *area, unsigned long vaddr, u8 byte);
 void xol_dup(struct mm_struct *oldmm, struct mm_struct *newmm);
+int xol_dup_dontfork(struct mm_struct *oldmm, struct mm_struct *newmm);
+int map_dontfork_again(struct mm_struct *oldmm, struct mm_struct *newmm, unsigned long start,
+		       unsigned long len, const struct vm_special_mapping *sm);
 void xol_free(struct mm_struct *mm);
 
 /* core.c: consumers */
@@ -420,6 +423,8 @@ void prepare_uretprobe(struct uprobe *uprobe, struct pt_regs *regs,
 /* stub_pages.c */
 void free_stub_pages(struct xol_area *area);
 int dup_stub_pages(struct xol_area *old, struct xol_area *area);
+int stub_pages_dup_dontfork(struct mm_struct *oldmm, struct mm_struct *newmm,
+			    struct xol_area *area);
 void stub_pages_unmap(struct mm_struct *mm, struct xol_area *area, unsigned long start,
 		      unsigned long end);
 void stub_pages_show(struct seq_file *m, struct xol_area *area);

@@ -228,16 +228,24 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
  * The bytes that the parent's breakpoints in anonymous memory replaced go
  * back in the child's copies of the pages, before the child can run or
  * be seen by anyone (in /proc, by the fork connector, by a tracer): no
- * one ever finds a breakpoint of a probe by address in a child.
+ * one ever finds a breakpoint of a probe by address in a child.  The
+ * parts of the XOL mapping that the program kept from fork
+ * (MADV_DONTFORK) are mapped again in the child.
  *
  * Return: 0, or -ENOMEM when the child could not have its own XOL area
- * and stub pages (uprobe_dup_mmap()): its copies of the parent's jumps
- * and pending returns would lead into nothing, so the fork fails.
+ * and stub pages (uprobe_dup_mmap()) or their mapping: its copies of the
+ * parent's jumps and pending returns would lead into nothing, so the fork
+ * fails.
  */
 int uprobe_dup_mmap_copied(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
+	int err;
+
 	if (mm_xol_area(oldmm) && !mm_xol_area(newmm))
 		return -ENOMEM;
+	err = xol_dup_dontfork(oldmm, newmm);
+	if (err)
+		return err;
 	anon_fork_restore(oldmm, newmm);
 	return 0;
 }

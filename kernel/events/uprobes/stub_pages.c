@@ -667,6 +667,24 @@ void stub_pages_show(struct seq_file *m, struct xol_area *area)
 }
 
 /*
+ * The stub pages of @oldmm that the program kept from fork, mapped again
+ * in its child @newmm, whose XOL @area has copies of them: 0, or -errno.
+ */
+int stub_pages_dup_dontfork(struct mm_struct *oldmm, struct mm_struct *newmm,
+			    struct xol_area *area)
+{
+	struct stub_page *sp;
+	int err;
+
+	list_for_each_entry(sp, &area->stub_pages, node) {
+		err = map_dontfork_again(oldmm, newmm, sp->vaddr, PAGE_SIZE, &stub_mapping);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * A copy of each stub page of @old for a forked child's @area: 0, or
  * -ENOMEM (the copies made so far are @area's, freed with it).
  */

@@ -457,6 +457,56 @@ void xol_dup(struct mm_struct *oldmm, struct mm_struct *newmm)
 	publish_xol_area(newmm, area);
 }
 
+/**
+ * map_dontfork_again - map in a child what fork left out of one mapping
+ * @oldmm: the parent's mm
+ * @newmm: its forked child's
+ * @start: the start of the kernel's mapping @sm in @oldmm
+ * @len: its length
+ * @sm: the XOL or a stub page mapping
+ *
+ * The parts of the mapping that the program marked MADV_DONTFORK, which
+ * fork did not copy, are mapped again in the child at the same place:
+ * its copies of the jumps and pending returns lead there, to its own
+ * pages (xol_dup()).
+ *
+ * Return: 0, or -errno.
+ */
+int map_dontfork_again(struct mm_struct *oldmm, struct mm_struct *newmm, unsigned long start,
+		       unsigned long len, const struct vm_special_mapping *sm)
+{
+	struct vm_area_struct *vma, *copy;
+	VMA_ITERATOR(vmi, oldmm, start);
+
+	mmap_assert_write_locked(oldmm);
+	mmap_assert_write_locked(newmm);
+	for_each_vma_range(vmi, vma, start + len) {
+		if (!(vma->vm_flags & VM_DONTCOPY) || !vma_is_special_mapping(vma, sm))
+			continue;
+		copy = _install_special_mapping(newmm, vma->vm_start, vma->vm_end - vma->vm_start,
+						vma->vm_flags & ~VM_DONTCOPY, sm);
+		if (IS_ERR(copy))
+			return PTR_ERR(copy);
+	}
+	return 0;
+}
+
+/*
+ * The XOL and stub page mappings of @oldmm that the program kept from
+ * fork, mapped again in its child @newmm: 0, or -errno.
+ */
+int xol_dup_dontfork(struct mm_struct *oldmm, struct mm_struct *newmm)
+{
+	struct xol_area *area = mm_xol_area(newmm);
+	int err;
+
+	if (!area)
+		return 0;
+	err = map_dontfork_again(oldmm, newmm, area->vaddr, XOL_PAGES_MAX * PAGE_SIZE,
+				 &xol_mapping);
+	return err ?: stub_pages_dup_dontfork(oldmm, newmm, area);
+}
+
 /* Frees the XOL area and stub pages of @mm, which is torn down. */
 void xol_free(struct mm_struct *mm)
 {

@@ -744,6 +744,42 @@ TEST(fork_without_memory_for_stubs_fails)
 	close(fd);
 }
 
+/*
+ * The program marks its [uprobes] mappings MADV_DONTFORK: a forked child,
+ * to which fork copies none of them, runs the code behind a jump and a
+ * punned one right all the same.  (Where hits need no [uprobes] page, as
+ * the base's of these, there is nothing to mark.)
+ */
+TEST(forked_child_despite_dontfork)
+{
+	const struct target *t[] = { &nop5_target, &pun_r15 };
+	struct uprobes_maps maps;
+	int fd[2], i, status;
+	pid_t pid;
+
+	for (i = 0; i < 2; i++) {
+		fd[i] = probe(_metadata, t[i]->probe_at);
+		ASSERT_EQ(CALLS, run(t[i], CALLS));
+	}
+	ASSERT_EQ(0, uprobes_maps_read(0, &maps));
+	if (jump_target(nop5_target.probe_at) && jump_target(pun_r15.probe_at))
+		ASSERT_LE(3, maps.n) TH_LOG("two jumps, %d [uprobes] mappings", maps.n);
+	for (i = 0; i < maps.n; i++)
+		ASSERT_EQ(0, madvise((void *)maps.start[i], maps.end[i] - maps.start[i],
+				     MADV_DONTFORK));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(run(t[0], CALLS) == CALLS && run(t[1], CALLS) == CALLS ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x", status);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(CALLS, perf_count(fd[i]));
+		close(fd[i]);
+	}
+}
+
 /* The page that holds @addr. */
 static void *page_of(unsigned long addr)
 {

@@ -444,6 +444,37 @@ TEST_F(life, fork_inherits)
 	EXPECT_EQ(10, profile_hits("fork"));
 }
 
+/*
+ * The program marks its [uprobes] mapping MADV_DONTFORK: a forked child,
+ * to which fork does not copy it, steps a probed instruction and runs one
+ * out of line right all the same.
+ */
+TEST_F(life, xol_kept_from_fork)
+{
+	struct uprobes_maps maps;
+	pid_t child;
+
+	ASSERT_EQ(0, add_self_probe("p", "stepped", life_stepped_popf, NULL));
+	ASSERT_EQ(0, add_self_probe("p", "direct", life_direct, NULL));
+	ASSERT_EQ(0, event_enable(GROUP, "stepped", 1));
+	ASSERT_EQ(0, event_enable(GROUP, "direct", 1));
+	ASSERT_EQ(7, life_stepped(5));
+	ASSERT_EQ(6, life_direct(5));
+	ASSERT_EQ(0, uprobes_maps_read(0, &maps));
+	ASSERT_EQ(1, maps.n) TH_LOG("%d [uprobes] mappings", maps.n);
+	ASSERT_EQ(0, madvise((void *)maps.start[0], maps.end[0] - maps.start[0],
+			     MADV_DONTFORK));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		_exit(life_stepped(5) == 7 && life_direct(5) == 6 ? 0 : 1);
+	EXPECT_EQ(0, wait_exit_code(child));
+	ASSERT_EQ(0, event_enable(GROUP, "stepped", 0));
+	ASSERT_EQ(0, event_enable(GROUP, "direct", 0));
+	EXPECT_EQ(2, profile_hits("stepped"));
+	EXPECT_EQ(2, profile_hits("direct"));
+}
+
 /* A probe registered while a forked child lives covers parent and child. */
 TEST_F(life, register_after_fork)
 {
