@@ -86,6 +86,9 @@ enum uprobe_notice {
  *	reference, mmgrab()); owned by the core.
  * @leaving: an unregistration from a handler is under way: no handler of
  *	the consumer runs any more; owned by the core.
+ * @cred: the credentials of the task that registered a consumer with a
+ *	@notify, which a notify() run by a worker has (a reference); owned
+ *	by the core.
  *
  * The handlers of one probe run in the order the consumers registered.
  */
@@ -101,6 +104,7 @@ struct uprobe_consumer {
 	struct list_head cons_node;
 	struct mm_struct *mm;
 	bool leaving;
+	const struct cred *cred;
 };
 
 /**

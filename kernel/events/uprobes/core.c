@@ -285,12 +285,27 @@ static int prepare_insn_early(struct uprobe *uprobe)
 	return err == -EAGAIN ? 0 : err;
 }
 
+/*
+ * Takes @uc off @uprobe's list, and drops the credentials its notify()
+ * had: a worker that read them holds its own reference.
+ */
+static void detach_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
+{
+	const struct cred *cred = uc->cred;
+
+	lockdep_assert_held_write(&uprobe->register_rwsem);
+
+	list_del_rcu(&uc->cons_node);
+	WRITE_ONCE(uc->cred, NULL);
+	put_cred(cred);
+}
+
 /* Takes @uc off @uprobe, disarms where no one wants the probe any more. */
 static void unregister_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc)
 {
 	lockdep_assert_held_write(&uprobe->register_rwsem);
 
-	list_del_rcu(&uc->cons_node);
+	detach_consumer(uprobe, uc);
 	retire_uprobe(uprobe, walk_mappings(uprobe, NULL));
 }
 
@@ -341,6 +356,8 @@ static void attach_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc,
 
 	uc->mm = mm;
 	uc->leaving = false;
+	/* What a notify() run by a worker may do (notify_consumers()). */
+	uc->cred = uc->notify ? get_current_cred() : NULL;
 	/*
 	 * A handler's unregistration (leaving) before the hits that find @uc
 	 * last (run_handlers()): a swap from a handler is seen whole.
@@ -490,7 +507,7 @@ static void remove_consumers(struct batch_probe *probes, unsigned int n)
 		uprobe = probes[i].uprobe;
 		down_write(&uprobe->register_rwsem);
 		if (!WARN_ON_ONCE(!has_consumer(uprobe, probes[i].uc))) {
-			list_del_rcu(&probes[i].uc->cons_node);
+			detach_consumer(uprobe, probes[i].uc);
 			probes[kept++] = probes[i];
 		}
 		up_write(&uprobe->register_rwsem);

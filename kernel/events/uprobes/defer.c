@@ -18,7 +18,11 @@
  * which may be in another context (a worker): a file's inode is held, and
  * a process is found and the caller's right to probe it checked at the
  * call (uprobe_register_pid()), its mm held; if the process has exited by
- * the time the call runs, it fails with -ESRCH.
+ * the time the call runs, it fails with -ESRCH.  A call runs with the
+ * credentials its caller had, and a worker's notify() with those of the
+ * task that registered the consumer (uprobe_consumer.cred), never with
+ * the worker's own: what a consumer does from there is checked as if its
+ * owner did it.
  *
  * A consumer that a handler unregisters has no handler run from that
  * moment on, in any task (uprobe_consumer.leaving), although it leaves
@@ -47,6 +51,7 @@
  * @mm: see @inode
  * @uprobe: the probe an unregister detaches from
  * @uc: the consumer
+ * @cred: the caller's credentials (a reference), which the call runs with
  */
 struct uprobe_deferred {
 	struct uprobe_deferred *next;
@@ -57,6 +62,7 @@ struct uprobe_deferred {
 	struct mm_struct *mm;
 	struct uprobe *uprobe;
 	struct uprobe_consumer *uc;
+	const struct cred *cred;
 };
 
 /* Whether the current task is running a handler or a notify(). */
@@ -75,6 +81,7 @@ static void queue_deferred(struct uprobe_deferred *d)
 	struct uprobe_task *utask = current->utask;
 	struct uprobe_deferred **tail = &utask->deferred;
 
+	d->cred = get_current_cred();
 	while (*tail)
 		tail = &(*tail)->next;
 	*tail = d;
@@ -146,9 +153,13 @@ static struct uprobe *register_queued_in_mm(struct mm_struct *mm, unsigned long 
 	return uprobe;
 }
 
-/* Runs one queued call, frees it and tells its consumer. */
+/*
+ * Runs one queued call with its caller's credentials, frees it and tells
+ * its consumer.
+ */
 static void run_one(struct uprobe_deferred *d)
 {
+	const struct cred *cred = d->cred, *old = override_creds(cred);
 	struct uprobe_consumer *uc = d->uc;
 	struct uprobe *uprobe = d->uprobe;
 	enum uprobe_notice what;
@@ -172,6 +183,8 @@ static void run_one(struct uprobe_deferred *d)
 	kfree(d);
 	if (uc->notify)
 		uc->notify(uc, uprobe, what, err);
+	revert_creds(old);
+	put_cred(cred);
 }
 
 /* Runs the calls @utask queued, those queued meanwhile included. */
@@ -215,6 +228,28 @@ void leave_callbacks(struct uprobe_task *utask)
 }
 
 /*
+ * @uc's notify(), from a worker, with the credentials of the task that
+ * registered @uc: what it calls is checked against them, not against the
+ * worker's.  None when @uc has just left its probe (detach_consumer()).
+ */
+static void notify_as_registrant(struct uprobe_consumer *uc, struct uprobe *uprobe,
+				 enum uprobe_notice what, int err)
+{
+	const struct cred *cred, *old;
+
+	rcu_read_lock();
+	cred = READ_ONCE(uc->cred);
+	cred = cred ? get_cred_rcu(cred) : NULL;
+	rcu_read_unlock();
+	if (!cred)
+		return;
+	old = override_creds(cred);
+	uc->notify(uc, uprobe, what, err);
+	revert_creds(old);
+	put_cred(cred);
+}
+
+/*
  * Tells @uprobe's consumers @what (@err), from a worker: under
  * uprobes_srcu, as handlers, with calls they make queued on a uprobe_task
  * of the stack and run after it.
@@ -233,7 +268,7 @@ void notify_consumers(struct uprobe *uprobe, enum uprobe_notice what, int err)
 	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
 				 srcu_read_lock_held(&uprobes_srcu))
 		if (uc->notify && !READ_ONCE(uc->leaving))
-			uc->notify(uc, uprobe, what, err);
+			notify_as_registrant(uc, uprobe, what, err);
 	srcu_read_unlock(&uprobes_srcu, idx);
 	leave_callbacks(&ctx);
 	run_deferred(&ctx);

@@ -8,6 +8,7 @@
 #ifndef _KERNEL_EVENTS_UPROBES_INTERNAL_H
 #define _KERNEL_EVENTS_UPROBES_INTERNAL_H
 
+#include <linux/cred.h>
 #include <linux/highmem.h>
 #include <linux/kdebug.h>
 #include <linux/llist.h>

@@ -475,8 +475,8 @@ void xol_dup(struct mm_struct *oldmm, struct mm_struct *newmm)
 int map_dontfork_again(struct mm_struct *oldmm, struct mm_struct *newmm, unsigned long start,
 		       unsigned long len, const struct vm_special_mapping *sm)
 {
-	struct vm_area_struct *vma, *copy;
 	VMA_ITERATOR(vmi, oldmm, start);
+	struct vm_area_struct *vma, *copy;
 
 	mmap_assert_write_locked(oldmm);
 	mmap_assert_write_locked(newmm);

@@ -582,6 +582,53 @@ TEST_F(proc, refused_without_ptrace_rights)
 	EXPECT_EQ(0, test_mod_hits(0));
 }
 
+/*
+ * The notify() of a lost probe runs in a worker, with the rights of the
+ * task that registered its consumer: a child that gave up root probes
+ * its own JIT code, and the notice that the code went registers a probe
+ * in this process (root's), which it may not ptrace: -EACCES.
+ */
+TEST_F(proc, lost_notice_has_the_registrant_rights)
+{
+	char cmd[3][128];
+	int fd, i, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	fd = open(TEST_MOD_DIR "/ctl", O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		snprintf(cmd[0], sizeof(cmd[0]), "pid 0 %d 0x%lx h", getpid(),
+			 (unsigned long)self->j.page);
+		snprintf(cmd[1], sizeof(cmd[1]), "prep 1 pid %d 0x%lx h", getppid(),
+			 (unsigned long)proc_add);
+		snprintf(cmd[2], sizeof(cmd[2]), "onhit 0 reg=1 lost");
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
+		    prctl(PR_SET_DUMPABLE, 1))
+			_exit(2);
+		for (i = 0; i < 3; i++)
+			if (write(fd, cmd[i], strlen(cmd[i])) < 0)
+				_exit(10 + i);
+		if (jit_call(&self->j, 1) != 2 || munmap(self->j.page, page_size()))
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	close(fd);
+	EXPECT_TRUE(log_waits_for(0, 'L', -ENXIO));
+	EXPECT_TRUE(log_waits_for(1, 'q', -EACCES))
+		TH_LOG("registered from the notice: q %d, R %d", test_mod_log_count(1, 'q', 0),
+		       test_mod_log_count(1, 'R', 0));
+	EXPECT_EQ(0, test_mod_log_count(1, 'R', 0));
+	call_add(1);
+	EXPECT_EQ(0, test_mod_hits(1));
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("child status %#x", status);
+}
+
 /* Prepares slot @id on proc_add, for "onhit". */
 static int prep_add(int id, const char *opts)
 {

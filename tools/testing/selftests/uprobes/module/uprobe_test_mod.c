@@ -34,9 +34,11 @@
  *   prep ID pid PID VADDR [options]
  *			as reg or pid, but only noted: the handler of another
  *			slot registers it (onhit)
- *   onhit ID [reg=ID2] [unreg] [hold]
+ *   onhit ID [reg=ID2] [unreg] [hold] [lost]
  *			at its next hit, the handler of ID registers slot ID2
  *			as prepared, and/or unregisters ID itself; each once.
+ *			lost: the notify() of ID's next UPROBE_NOTICE_LOST
+ *			registers ID2 instead, and no hit does.
  *			hold: the hit that does so waits first until another
  *			hit runs the handler too (up to UT_HOLD_MS), and the
  *			other hits then running it wait, before they return,
@@ -114,6 +116,7 @@ struct ut_consumer {
 	atomic_t then_reg;	/* onhit: 1 + the slot to register, or 0 */
 	atomic_t then_unreg;	/* onhit: unregister this slot */
 	int hold_for;		/* onhit hold: 1 + the slot registered, or 0 */
+	bool on_lost;		/* onhit lost: then_reg is for the LOST notice */
 	bool detached;		/* unregistered by its handler: sync first */
 };
 
@@ -365,6 +368,7 @@ static void ut_consumer_setup(struct ut_consumer *c, const struct ut_request *re
 	atomic_set(&c->then_reg, 0);
 	atomic_set(&c->then_unreg, 0);
 	WRITE_ONCE(c->hold_for, 0);
+	WRITE_ONCE(c->on_lost, false);
 	c->flags = req->flags;
 	c->ax = req->ax;
 	c->di = req->di;
@@ -621,7 +625,7 @@ static int ut_cmd_prep(char *args)
 static int ut_cmd_onhit(char *args)
 {
 	struct ut_consumer *c = ut_slot(&args);
-	bool hold = false;
+	bool hold = false, lost = false;
 	unsigned int id;
 	char *tok;
 
@@ -638,14 +642,21 @@ static int ut_cmd_onhit(char *args)
 			hold = true;
 			continue;
 		}
+		if (!strcmp(tok, "lost")) {
+			lost = true;
+			continue;
+		}
 		if (!str_has_prefix(tok, "reg=") || kstrtouint(tok + 4, 0, &id) ||
 		    id >= UT_MAX || !ut_consumers[id].prepared || ut_consumers[id].uprobe)
 			return -EINVAL;
 		atomic_set(&c->then_reg, id + 1);
 	}
-	if (hold && !atomic_read(&c->then_reg))
+	if ((hold || lost) && !atomic_read(&c->then_reg))
+		return -EINVAL;
+	if (hold && lost)
 		return -EINVAL;
 	WRITE_ONCE(c->hold_for, hold ? atomic_read(&c->then_reg) : 0);
+	WRITE_ONCE(c->on_lost, lost);
 	return 0;
 }
 
@@ -679,26 +690,34 @@ static struct uprobe *ut_register_prepared(struct ut_consumer *c)
 			       req->ref_ctr_offset, &c->uc);
 }
 
+/* Registers slot @slot - 1 as prepared, from a handler or a notify(). */
+static void ut_register_slot(int slot)
+{
+	struct uprobe *uprobe = ut_register_prepared(&ut_consumers[slot - 1]);
+
+	ut_log_value(slot - 1, 'q', PTR_ERR_OR_ZERO(uprobe));
+	/* Registered at once: not what the API says, but kept. */
+	if (!IS_ERR(uprobe))
+		WRITE_ONCE(ut_consumers[slot - 1].uprobe, uprobe);
+}
+
 /* In @c's handler: what "onhit" asked, once; with hold, see ut_cmd_onhit(). */
 static void ut_onhit(struct ut_consumer *c)
 {
 	int hold = READ_ONCE(c->hold_for);
-	int slot = atomic_xchg(&c->then_reg, 0);
-	struct uprobe *uprobe;
+	int slot;
 
+	if (READ_ONCE(c->on_lost))
+		return;
+	slot = atomic_xchg(&c->then_reg, 0);
 	if (hold && !slot) {
 		ut_hold(ut_registered, &ut_consumers[hold - 1]);
 		return;
 	}
 	if (hold)
 		ut_hold(ut_others_running, c);
-	if (slot) {
-		uprobe = ut_register_prepared(&ut_consumers[slot - 1]);
-		ut_log_value(slot - 1, 'q', PTR_ERR_OR_ZERO(uprobe));
-		/* Registered at once: not what the API says, but kept. */
-		if (!IS_ERR(uprobe))
-			WRITE_ONCE(ut_consumers[slot - 1].uprobe, uprobe);
-	}
+	if (slot)
+		ut_register_slot(slot);
 	if (atomic_xchg(&c->then_unreg, 0)) {
 		uprobe_unregister_nosync(c->uprobe, &c->uc);
 		ut_log_value(c->id, 'u', 0);
@@ -709,6 +728,7 @@ static void ut_notify(struct uprobe_consumer *uc, struct uprobe *uprobe,
 		      enum uprobe_notice what, int err)
 {
 	struct ut_consumer *c = container_of(uc, struct ut_consumer, uc);
+	int slot;
 
 	switch (what) {
 	case UPROBE_NOTICE_REGISTERED:
@@ -725,6 +745,9 @@ static void ut_notify(struct uprobe_consumer *uc, struct uprobe *uprobe,
 		break;
 	case UPROBE_NOTICE_LOST:
 		ut_log_value(c->id, 'L', err);
+		slot = READ_ONCE(c->on_lost) ? atomic_xchg(&c->then_reg, 0) : 0;
+		if (slot)
+			ut_register_slot(slot);
 		break;
 	}
 }
