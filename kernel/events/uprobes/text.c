@@ -117,9 +117,13 @@ static void copy_text_to_page(struct vm_area_struct *vma, struct page *page,
 	kunmap_local(kaddr);
 }
 
-/* Writes @len bytes at @vaddr of @mm, in the mm's own copy of the page. */
-static int poke_mm_page(struct mm_struct *mm, unsigned long vaddr, const void *buf,
-			size_t len)
+/*
+ * Writes @len bytes at @vaddr of @mm, in the mm's own copy of the page.
+ * An error may be injected (fail_function), to test what a failed arming
+ * leaves.
+ */
+static noinline int poke_mm_page(struct mm_struct *mm, unsigned long vaddr, const void *buf,
+				 size_t len)
 {
 	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
 	struct page *page;
@@ -134,6 +138,7 @@ static int poke_mm_page(struct mm_struct *mm, unsigned long vaddr, const void *b
 	put_page(page);
 	return 0;
 }
+ALLOW_ERROR_INJECTION(poke_mm_page, ERRNO);
 
 /*
  * Writes @len bytes of text at @vaddr of @mm, then makes every CPU that

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,88 @@ TEST_F(refctr, enable_disable)
 	EXPECT_EQ(0, READ_FRESH(refctr_sema));
 	ASSERT_EQ(0, uprobe_event_add("-:" GROUP "/t"));
 	EXPECT_EQ(0, READ_FRESH(refctr_sema));
+}
+
+/* The parent of process @pid, or 0. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64];
+	pid_t ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%*d (%*[^)]) %*c %d", &ppid) != 1)
+		ppid = 0;
+	fclose(f);
+	return ppid;
+}
+
+/*
+ * The sum of the semaphore over this process and those it was forked
+ * from that run this program (the harness's), each read at its address
+ * here through /proc/PID/mem; -1 if one cannot be read.
+ */
+static int sema_of_the_harness(void)
+{
+	char path[64], exe[PATH_MAX];
+	unsigned short value;
+	pid_t pid = getpid();
+	ssize_t len;
+	int fd, sum = 0;
+
+	for (;;) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+		len = readlink(path, exe, sizeof(exe) - 1);
+		if (len < 0)
+			break;
+		exe[len] = 0;
+		if (strcmp(exe, self_path()))
+			break;
+		snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		len = pread(fd, &value, sizeof(value), (off_t)(uintptr_t)&refctr_sema);
+		close(fd);
+		if (len != sizeof(value))
+			return -1;
+		sum += value;
+		pid = parent_of(pid);
+	}
+	return sum;
+}
+
+/*
+ * Arming that fails after the semaphore went up (the breakpoint's write
+ * made to fail once, by fail_function) takes the semaphore back down in
+ * the process where it failed, and the rollback in those armed before:
+ * enabling fails and the semaphore is 0 in every process of the harness
+ * (the write that fails may be in any of them); enabling again works.
+ */
+TEST_F(refctr, failed_arming_takes_the_semaphore_back)
+{
+	int err;
+
+	if (!fail_fn_allowed("poke_mm_page"))
+		SKIP(return, "fail_function cannot make a text write fail here");
+	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/t %s:0x%lx(0x%lx)",
+				      self_path(), self->target, self->sema));
+	ASSERT_EQ(0, fail_fn_inject("poke_mm_page", -ENOMEM, 0, 1));
+	err = event_enable(GROUP, "t", 1);
+	EXPECT_EQ(0, fail_fn_times_left()) TH_LOG("no text write failed");
+	EXPECT_EQ(0, fail_fn_clear());
+	EXPECT_NE(0, err);
+	EXPECT_EQ(0, sema_of_the_harness());
+	ASSERT_EQ(0, event_enable(GROUP, "t", 1));
+	EXPECT_EQ(1, READ_FRESH(refctr_sema));
+	EXPECT_LT(1, sema_of_the_harness()) TH_LOG("the harness is one process");
+	refctr_target(1);
+	EXPECT_EQ(1, profile_hits("t"));
+	ASSERT_EQ(0, event_enable(GROUP, "t", 0));
+	EXPECT_EQ(0, sema_of_the_harness());
 }
 
 /* The definition is listed with its reference counter. */
