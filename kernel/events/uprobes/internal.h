@@ -538,6 +538,12 @@ static inline int dup_stub_pages(struct xol_area *old, struct xol_area *area)
 	return 0;
 }
 
+static inline int stub_pages_dup_dontfork(struct mm_struct *oldmm, struct mm_struct *newmm,
+					  struct xol_area *area)
+{
+	return 0;
+}
+
 static inline void jumps_mremap(struct vm_area_struct *vma, unsigned long start,
 				unsigned long end)
 {
