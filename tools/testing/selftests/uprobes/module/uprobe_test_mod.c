@@ -36,9 +36,10 @@
  *			slot registers it (onhit)
  *   onhit ID [reg=ID2] [unreg] [hold] [lost]
  *			at its next hit, the handler of ID registers slot ID2
- *			as prepared, and/or unregisters ID itself; each once.
+ *			as prepared, and/or unregisters ID itself: both in
+ *			that one hit, once.
  *			lost: the notify() of ID's next UPROBE_NOTICE_LOST
- *			registers ID2 instead, and no hit does.
+ *			registers ID2 instead (no unreg), and no hit does.
  *			hold: the hit that does so waits first until another
  *			hit runs the handler too (up to UT_HOLD_MS), and the
  *			other hits then running it wait, before they return,
@@ -81,6 +82,7 @@
 
 #define UT_MAX		8
 #define UT_HOLD_MS	5000	/* the longest a "hold" waits */
+#define UT_THEN_UNREG	0x10000	/* in ut_consumer.then: onhit unreg */
 #define UT_LOG_MAX	4096
 #define UT_CMD_MAX	(PATH_MAX + 256)
 
@@ -113,10 +115,9 @@ struct ut_consumer {
 	atomic_long_t retsum;
 	bool prepared;		/* a "prep" request, in @path and @req */
 	struct ut_request *req;
-	atomic_t then_reg;	/* onhit: 1 + the slot to register, or 0 */
-	atomic_t then_unreg;	/* onhit: unregister this slot */
+	atomic_t then;		/* onhit: 1 + the slot to register, or 0, | UT_THEN_UNREG */
 	int hold_for;		/* onhit hold: 1 + the slot registered, or 0 */
-	bool on_lost;		/* onhit lost: then_reg is for the LOST notice */
+	bool on_lost;		/* onhit lost: then is for the LOST notice */
 	bool detached;		/* unregistered by its handler: sync first */
 };
 
@@ -365,8 +366,7 @@ static void ut_consumer_setup(struct ut_consumer *c, const struct ut_request *re
 #endif
 	atomic_long_set(&c->argsum, 0);
 	atomic_long_set(&c->retsum, 0);
-	atomic_set(&c->then_reg, 0);
-	atomic_set(&c->then_unreg, 0);
+	atomic_set(&c->then, 0);
 	WRITE_ONCE(c->hold_for, 0);
 	WRITE_ONCE(c->on_lost, false);
 	c->flags = req->flags;
@@ -627,6 +627,7 @@ static int ut_cmd_onhit(char *args)
 	struct ut_consumer *c = ut_slot(&args);
 	bool hold = false, lost = false;
 	unsigned int id;
+	int then = 0, slot;
 	char *tok;
 
 	if (!c || !args)
@@ -635,7 +636,7 @@ static int ut_cmd_onhit(char *args)
 		return -ENOENT;
 	while ((tok = strsep(&args, " "))) {
 		if (!strcmp(tok, "unreg")) {
-			atomic_set(&c->then_unreg, 1);
+			then |= UT_THEN_UNREG;
 			continue;
 		}
 		if (!strcmp(tok, "hold")) {
@@ -649,14 +650,18 @@ static int ut_cmd_onhit(char *args)
 		if (!str_has_prefix(tok, "reg=") || kstrtouint(tok + 4, 0, &id) ||
 		    id >= UT_MAX || !ut_consumers[id].prepared || ut_consumers[id].uprobe)
 			return -EINVAL;
-		atomic_set(&c->then_reg, id + 1);
+		then = (then & UT_THEN_UNREG) | (id + 1);
 	}
-	if ((hold || lost) && !atomic_read(&c->then_reg))
+	slot = then & ~UT_THEN_UNREG;
+	if ((hold || lost) && !slot)
 		return -EINVAL;
 	if (hold && lost)
 		return -EINVAL;
-	WRITE_ONCE(c->hold_for, hold ? atomic_read(&c->then_reg) : 0);
+	if (lost && (then & UT_THEN_UNREG))
+		return -EINVAL;
+	WRITE_ONCE(c->hold_for, hold ? slot : 0);
 	WRITE_ONCE(c->on_lost, lost);
+	atomic_set(&c->then, then);
 	return 0;
 }
 
@@ -701,16 +706,21 @@ static void ut_register_slot(int slot)
 		WRITE_ONCE(ut_consumers[slot - 1].uprobe, uprobe);
 }
 
-/* In @c's handler: what "onhit" asked, once; with hold, see ut_cmd_onhit(). */
+/*
+ * In @c's handler: what "onhit" asked, all of it in the one hit that takes
+ * it (a register and an unregister split between two hits are no swap
+ * made by a handler); with hold, see ut_cmd_onhit().
+ */
 static void ut_onhit(struct ut_consumer *c)
 {
 	int hold = READ_ONCE(c->hold_for);
-	int slot;
+	int then, slot;
 
 	if (READ_ONCE(c->on_lost))
 		return;
-	slot = atomic_xchg(&c->then_reg, 0);
-	if (hold && !slot) {
+	then = atomic_xchg(&c->then, 0);
+	slot = then & ~UT_THEN_UNREG;
+	if (hold && !then) {
 		ut_hold(ut_registered, &ut_consumers[hold - 1]);
 		return;
 	}
@@ -718,7 +728,7 @@ static void ut_onhit(struct ut_consumer *c)
 		ut_hold(ut_others_running, c);
 	if (slot)
 		ut_register_slot(slot);
-	if (atomic_xchg(&c->then_unreg, 0)) {
+	if (then & UT_THEN_UNREG) {
 		uprobe_unregister_nosync(c->uprobe, &c->uc);
 		ut_log_value(c->id, 'u', 0);
 	}
@@ -745,7 +755,7 @@ static void ut_notify(struct uprobe_consumer *uc, struct uprobe *uprobe,
 		break;
 	case UPROBE_NOTICE_LOST:
 		ut_log_value(c->id, 'L', err);
-		slot = READ_ONCE(c->on_lost) ? atomic_xchg(&c->then_reg, 0) : 0;
+		slot = READ_ONCE(c->on_lost) ? atomic_xchg(&c->then, 0) : 0;
 		if (slot)
 			ut_register_slot(slot);
 		break;
