@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,7 +233,7 @@ static int sema_of_the_harness(void)
 	unsigned short value;
 	pid_t pid = getpid();
 	ssize_t len;
-	int fd, sum = 0;
+	int sum = 0;
 
 	for (;;) {
 		snprintf(path, sizeof(path), "/proc/%d/exe", pid);
@@ -244,13 +243,7 @@ static int sema_of_the_harness(void)
 		exe[len] = 0;
 		if (strcmp(exe, self_path()))
 			break;
-		snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -1;
-		len = pread(fd, &value, sizeof(value), (off_t)(uintptr_t)&refctr_sema);
-		close(fd);
-		if (len != sizeof(value))
+		if (mem_read(pid, &refctr_sema, &value, sizeof(value)))
 			return -1;
 		sum += value;
 		pid = parent_of(pid);
