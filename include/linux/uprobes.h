@@ -274,6 +274,7 @@ void uprobe_mprotect_write(struct mm_struct *mm, unsigned long start, unsigned l
 int uprobe_foreign_write(struct mm_struct *mm, unsigned long addr, unsigned long len);
 void uprobe_foreign_read(struct mm_struct *mm, unsigned long addr, void *buf,
 			 unsigned long len);
+bool uprobe_foreign_read_masks(struct mm_struct *mm, unsigned long addr, unsigned long len);
 void uprobe_start_dup_mmap(void);
 void uprobe_end_dup_mmap(void);
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
@@ -656,6 +657,12 @@ static inline int uprobe_foreign_write(struct mm_struct *mm, unsigned long addr,
 static inline void uprobe_foreign_read(struct mm_struct *mm, unsigned long addr,
 				       void *buf, unsigned long len)
 {
+}
+
+static inline bool uprobe_foreign_read_masks(struct mm_struct *mm, unsigned long addr,
+					     unsigned long len)
+{
+	return false;
 }
 
 static inline void uprobe_start_dup_mmap(void)

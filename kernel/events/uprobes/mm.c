@@ -163,6 +163,26 @@ void uprobe_foreign_read(struct mm_struct *mm, unsigned long addr, void *buf,
 }
 
 /**
+ * uprobe_foreign_read_masks - whether a read of @mm must go through masks
+ * @mm: the mm, whose mmap_lock the reader holds
+ * @addr: where the read starts
+ * @len: how many bytes
+ *
+ * process_vm_readv() copies the pages it pinned after it has given
+ * mmap_lock back, too late to mask the jumps they hold; where this says
+ * so, it reads through access_remote_vm(), which copies and masks under
+ * one hold of the lock (uprobe_foreign_read()).  Jumps are written with
+ * the lock held for writing: the answer holds while the caller's lock does.
+ *
+ * Return: true when a jump to a stub meets [@addr, @addr + @len).
+ */
+bool uprobe_foreign_read_masks(struct mm_struct *mm, unsigned long addr, unsigned long len)
+{
+	mmap_assert_locked(mm);
+	return test_bit(MMF_HAS_UPROBES, &mm->flags) && jumps_in_range(mm, addr, len);
+}
+
+/**
  * uprobe_anon_busy - whether anonymous memory holds breakpoints
  * @vma: an anonymous mapping, its mm's mmap_lock or its own lock held
  * @start: start of the range

@@ -61,6 +61,7 @@ long jump_call(long x);
 long jump_jmp(long x);
 long jump_jcc(long x);
 long jump_movimm(long x);
+long jump_movnops(long x);
 long jump_learip(long x);
 long jump_movrip(long x);
 long jump_subrsp(long x);

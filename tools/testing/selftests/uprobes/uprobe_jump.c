@@ -50,6 +50,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <ucontext.h>
@@ -148,6 +149,14 @@ asm(".pushsection .text\n"
 	"	add %rdi, %rax\n"
 	"	ret\n"
 	".size jump_movimm, .-jump_movimm\n"
+	/* Its immediate's bytes read as nops, from the second on. */
+	".globl jump_movnops\n"
+	".type jump_movnops, @function\n"
+	"jump_movnops:\n"
+	"	mov $0x90909090, %eax\n"
+	"	lea 1(%rdi), %rax\n"
+	"	ret\n"
+	".size jump_movnops, .-jump_movnops\n"
 	".globl jump_learip\n"
 	".type jump_learip, @function\n"
 	"jump_learip:\n"
@@ -669,6 +678,76 @@ TEST_F(jump, jump_in_place_then_gone)
 	ASSERT_EQ(CALLS, run(t, CALLS));
 }
 
+/*
+ * What a debugger or a profiler reads of the probed instruction from
+ * outside, by /proc/PID/mem and by process_vm_readv(): the breakpoint
+ * and the instruction's other bytes, as on a kernel without jumps, even
+ * while the program's own loads show ours' jump there.
+ */
+TEST_F(jump, foreign_reads_see_the_breakpoint)
+{
+	const struct target *t = &variant->t;
+	unsigned char file[5], want[5], by_mem[5], by_vm[5];
+	struct iovec local = { by_vm, sizeof(by_vm) };
+	struct iovec remote = { (void *)t->probe_at, sizeof(by_vm) };
+	int mem;
+
+	code_at(t->probe_at, file);
+	memcpy(want, file, sizeof(want));
+	want[0] = 0xcc;
+	self->fd = probe(_metadata, t->probe_at);
+	ASSERT_EQ(CALLS, run(t, CALLS));
+	if (!engine_is_base())
+		ASSERT_NE(0, jump_target(t->probe_at)) TH_LOG("no jump to read");
+	mem = open("/proc/self/mem", O_RDONLY);
+	ASSERT_LE(0, mem);
+	ASSERT_EQ(5, pread(mem, by_mem, sizeof(by_mem), (long)t->probe_at));
+	close(mem);
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) < 0 && errno == ENOSYS)
+		SKIP(return, "no process_vm_readv() (CONFIG_CROSS_MEMORY_ATTACH)");
+	ASSERT_EQ(5, process_vm_readv(getpid(), &local, 1, &remote, 1, 0));
+	EXPECT_EQ(0, memcmp(want, by_mem, sizeof(want)))
+		TH_LOG("/proc/self/mem: %02x %02x %02x %02x %02x", by_mem[0], by_mem[1],
+		       by_mem[2], by_mem[3], by_mem[4]);
+	EXPECT_EQ(0, memcmp(want, by_vm, sizeof(want)))
+		TH_LOG("process_vm_readv: %02x %02x %02x %02x %02x", by_vm[0], by_vm[1],
+		       by_vm[2], by_vm[3], by_vm[4]);
+	ASSERT_EQ(CALLS, run(t, CALLS));
+	EXPECT_EQ(2 * CALLS, perf_count(self->fd));
+}
+
+/*
+ * A probe at an address inside the bytes of another's jump (not where an
+ * instruction starts: a wrong offset, as a user may give) gets its
+ * breakpoint, which the jump's bytes would otherwise hide: the jump goes
+ * first.  The program never runs from there, and the outer probe's hits
+ * run the instruction as the file has it: every call stays right and
+ * counted while the inner breakpoint is in, and after it goes.
+ */
+TEST(probe_inside_a_jump)
+{
+	const struct target t = { jump_movnops, jump_movnops, plus1 };
+	const unsigned char *inner_at = (const unsigned char *)jump_movnops + 2;
+	int outer, inner;
+
+	outer = probe(_metadata, t.probe_at);
+	ASSERT_EQ(1, run(&t, 1));
+	if (!engine_is_base())
+		ASSERT_NE(0, jump_target(t.probe_at)) TH_LOG("no jump after a hit");
+	inner = probe(_metadata, inner_at);
+	EXPECT_EQ(0xcc, READ_FRESH(*inner_at)) TH_LOG("the inner probe has no breakpoint");
+	EXPECT_EQ(0, jump_target(t.probe_at));
+	ASSERT_EQ(CALLS, run(&t, CALLS));
+	EXPECT_EQ(0xcc, READ_FRESH(*inner_at)) TH_LOG("the breakpoint went after hits");
+	EXPECT_EQ(CALLS + 1, perf_count(outer));
+	EXPECT_EQ(0, perf_count(inner));
+	close(inner);
+	EXPECT_EQ(0x90, READ_FRESH(*inner_at));
+	ASSERT_EQ(CALLS, run(&t, CALLS));
+	EXPECT_EQ(2 * CALLS + 1, perf_count(outer));
+	close(outer);
+}
+
 static const struct target pun_r15 = { pun_loop_push_r15_insn, pun_loop_push_r15, plus3, 2 };
 
 /*
@@ -944,6 +1023,108 @@ TEST(proc_uprobes_tells_each_entry)
 	close(neighbour);
 	close(pun);
 	close(nop5);
+}
+
+#define LEADERLESS_ROUNDS	40
+
+/* The thread of leaderless_child that probes jump_nop and hits it. */
+static void *leaderless_worker(void *arg)
+{
+	int tell = *(int *)arg;
+	long i;
+
+	if (self_probe(jump_nop) < 0 || jump_nop(0) != 1 || write(tell, "r", 1) != 1)
+		_exit(2);
+	for (i = 0; ; i++)
+		if (jump_nop(i) != i + 1)
+			_exit(3);
+	return NULL;
+}
+
+/* Whether the first thread of @pid is a zombie, waiting up to 10 s. */
+static bool leader_is_zombie(pid_t pid)
+{
+	char path[64], state = 0;
+	int tries;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (tries = 0; tries < 1000 && state != 'Z'; tries++) {
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+			state = 0;
+		if (f)
+			fclose(f);
+		if (state != 'Z')
+			usleep(10000);
+	}
+	return state == 'Z';
+}
+
+/*
+ * A process whose first thread ends as soon as @go says so, while a
+ * thread of its own, which @tell says is ready, has a probe and hits it.
+ */
+static void __noreturn leaderless_child(int go, int tell)
+{
+	pthread_t worker;
+	char c;
+
+	if (pthread_create(&worker, NULL, leaderless_worker, &tell) || read(go, &c, 1) != 1)
+		_exit(4);
+	pthread_exit(NULL);
+}
+
+/*
+ * /proc/PID/uprobes read while the thread group leader exits, which
+ * frees its stack while the process and its directory stay: the file
+ * tells of the probe (a jump, the other thread's state) until the leader
+ * has gone with the mm it reached it by, then of none; the probed
+ * thread computes right all along.  Under KASAN this checks that no read
+ * touches the leader's stack once freed.
+ */
+TEST(proc_uprobes_while_the_leader_exits)
+{
+	int go[2], tell[2], round, reads, status;
+	bool gone;
+	char line[512];
+	pid_t pid;
+
+	if (access("/proc/self/uprobes", R_OK))
+		SKIP(return, "no /proc/PID/uprobes");
+	for (round = 0; round < LEADERLESS_ROUNDS; round++) {
+		ASSERT_EQ(0, pipe(go));
+		ASSERT_EQ(0, pipe(tell));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid)
+			leaderless_child(go[0], tell[1]);
+		ASSERT_EQ(1, read(tell[0], line, 1));
+		ASSERT_EQ(0, proc_uprobes_line(pid, jump_nop, line, sizeof(line)));
+		EXPECT_NE(NULL, strstr(line, " jump")) TH_LOG("before: %s", line);
+		ASSERT_EQ(1, write(go[1], "g", 1));
+		gone = false;
+		for (reads = 0; reads < 50; reads++) {
+			if (proc_uprobes_line(pid, jump_nop, line, sizeof(line))) {
+				gone = true;
+				continue;
+			}
+			EXPECT_FALSE(gone) TH_LOG("round %d: the probe shown again", round);
+			EXPECT_NE(NULL, strstr(line, " jump")) TH_LOG("round %d: %s", round, line);
+		}
+		ASSERT_TRUE(leader_is_zombie(pid)) TH_LOG("round %d: the leader lives on", round);
+		EXPECT_NE(0, proc_uprobes_line(pid, jump_nop, line, sizeof(line)))
+			TH_LOG("round %d: the leader gone, still %s", round, line);
+		ASSERT_EQ(0, waitpid(pid, &status, WNOHANG)) TH_LOG("round %d: the child ended", round);
+		kill(pid, SIGKILL);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+			TH_LOG("round %d: status %#x", round, status);
+		close(go[0]);
+		close(go[1]);
+		close(tell[0]);
+		close(tell[1]);
+	}
 }
 
 /*
