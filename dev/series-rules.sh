@@ -5,9 +5,11 @@
 # patch by patch, and says which patch breaks which rule:
 #  - at least MIN_PATCHES patches (30), and a cover letter;
 #  - the patch that deletes the base's kernel/events/uprobes.c (the engine
-#    replaced at parity) changes at most PARITY_LINES lines (4000), every
+#    replaced at parity) adds at most PARITY_LINES lines (4000), every
 #    other at most PATCH_LINES (1200), but for a patch whose only content
-#    is one new selftest file;
+#    is one new selftest file: the added lines are what a reviewer reads;
+#    the removed ones (a whole file the series replaces, for one) are
+#    counted apart and shown beside them;
 #  - a patch touches one subsystem: the files it changes share one entry
 #    of MAINTAINERS other than THE REST, as the kernel's
 #    scripts/get_maintainer.pl finds them in ours' tree (MAINTAINERS
@@ -44,9 +46,9 @@ verdict() {
 	fi
 }
 
-# The lines patch $1 adds or removes.
-changed_lines() {
-	grep -cE '^[-+]([^-+]|$)' "$1" || true
+# The lines patch $1 adds (+) or removes (-), as $2 says.
+diff_lines() {
+	grep -cE "^\\$2([^-+]|\$)" "$1" || true
 }
 
 # The files patch $1 changes, one a line.
@@ -136,7 +138,8 @@ verdict "the cover letter" "$why"
 
 for patch in "${patches[@]}"; do
 	name=$(basename "$patch" .patch)
-	lines=$(changed_lines "$patch")
+	lines=$(diff_lines "$patch" +)
+	removed=$(diff_lines "$patch" -)
 	why=()
 	if grep -q '^diff --git a/kernel/events/uprobes.c ' "$patch"; then
 		limit=$PARITY_LINES
@@ -144,7 +147,7 @@ for patch in "${patches[@]}"; do
 		limit=$PATCH_LINES
 	fi
 	if [ "$lines" -gt "$limit" ] && ! one_new_selftest "$patch"; then
-		why+=("$lines changed lines, more than $limit")
+		why+=("$lines added lines, more than $limit")
 	fi
 	shared=$(shared_subsystems "$patch")
 	[ -n "$shared" ] || why+=("its files share no MAINTAINERS entry")
@@ -153,7 +156,7 @@ for patch in "${patches[@]}"; do
 	if message "$patch" | grep -qiwE "our|ours|the base"; then
 		why+=("its message speaks of \"our\" or \"the base\"")
 	fi
-	verdict "$name ($lines lines; $(echo "$shared" | head -n 1))" "$(IFS=';'; echo "${why[*]}")"
+	verdict "$name (+$lines -$removed lines; $(echo "$shared" | head -n 1))" "$(IFS=';'; echo "${why[*]}")"
 done
 # The number of the first patch that adds a line matching regex $1, or
 # none; with a second argument, only an indented line (a statement) of a

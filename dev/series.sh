@@ -8,7 +8,12 @@
 #    differs is a change not folded into its patch yet (make series-fold);
 #  - git format-patch writes it to OUTDIR with a cover letter (patch 0),
 #    whose subject and text are series/cover-letter's, followed by the
-#    shortlog and the diffstat;
+#    shortlog and the diffstat: whole diffs, with the base's lines that a
+#    patch removes (series/ leaves those out, see series-repo.sh), so that
+#    git am applies them on a git tree of the base;
+#  - git am applies those very files on the base's version of every file
+#    they touch (a tree of the base gives the same: no other file is read),
+#    and the result must be the series' end, hence ours, byte and mode;
 #  - the base tree's scripts/checkpatch.pl --strict checks every patch;
 #    that MAINTAINERS covers each file is the rules' check, not its;
 #  - dev/series-rules.sh checks that a maintainer can review it (not with
@@ -53,7 +58,7 @@ echo "  SERIES  its end is ours, byte for byte and mode for mode"
 
 rm -rf "$out"
 mkdir -p "$out"
-git -C "$repo" format-patch -q --cover-letter --zero-commit --no-signature -B -D \
+git -C "$repo" format-patch -q --cover-letter --zero-commit --no-signature \
 	-o "$out" "$root..HEAD"
 # The cover letter: series/cover-letter's first line is the subject, the
 # rest its text, in place of format-patch's blurb.
@@ -71,6 +76,21 @@ awk -v subject="$subject" -v text="$top/series/cover-letter" '
 mv "${cover[0]}.new" "${cover[0]}"
 echo "  SERIES  $(($(ls "$out" | wc -l) - 1)) patches and a cover letter in $out" \
 	"(base $(cat "$top/out/src/upstream.version"))"
+
+# What a maintainer does with them: git am on the base.
+am=$out.am
+git -C "$repo" worktree remove --force "$am" 2>/dev/null || rm -rf "$am"
+git -C "$repo" worktree prune
+git -C "$repo" worktree add -q --detach "$am" "$root"
+git -C "$am" -c user.name="uprobes series" -c user.email="series@invalid" \
+	am -q $(ls "$out"/*.patch | grep -v /0000-cover-letter.patch)
+if [ "$(git -C "$am" rev-parse 'HEAD^{tree}')" != "$(git -C "$repo" rev-parse 'HEAD^{tree}')" ]; then
+	echo "not ok - git am of $out on the base does not give ours:" >&2
+	git -C "$am" diff --stat HEAD "$(git -C "$repo" rev-parse HEAD)" >&2
+	exit 1
+fi
+git -C "$repo" worktree remove --force "$am"
+echo "  SERIES  git am of its $(($(ls "$out" | wc -l) - 1)) patches on the base gives ours"
 
 # FILE_PATH_CHANGES asks any patch that adds a file to touch MAINTAINERS;
 # series-rules.sh checks instead that MAINTAINERS covers each file.

@@ -448,14 +448,15 @@ void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *
  * the hit.  The return value is what rax holds on the way out: the kernel
  * leaves with sysret through the stub's way out (arch_uprobe_stub_exit()),
  * else with iret.  Called any other way, it changes nothing and fails with
- * ENXIO.
+ * EPROTO, as the uprobe syscall of later kernels does: that error tells a
+ * program (libbpf's feature probe) that the kernel has the syscall.
  */
 SYSCALL_DEFINE0(uprobe)
 {
 	struct pt_regs *regs = current_pt_regs();
 
 	if (!uprobe_stub_hit(regs, regs->ip - UPROBE_STUB_SYSCALL_END))
-		return -ENXIO;
+		return -EPROTO;
 	return regs->ax;
 }
 

@@ -597,7 +597,7 @@ static bool kallsyms_has(const char *name)
 
 /*
  * Asks the kernel.  On x86-64 our jump stubs enter it by syscall 336,
- * which from anywhere else changes nothing and fails with ENXIO; the base
+ * which from anywhere else changes nothing and fails with EPROTO; the base
  * has no syscall 336 there (ENOSYS).  Elsewhere, and in a 32-bit program
  * (whose 336 is perf_event_open), the symbol table tells: only our engine
  * has uprobe_unregister_synced().
@@ -605,7 +605,7 @@ static bool kallsyms_has(const char *name)
 bool kernel_engine_is_base(void)
 {
 #ifdef __x86_64__
-	return !(syscall(336) == -1 && errno == ENXIO);
+	return !(syscall(336) == -1 && errno == EPROTO);
 #else
 	return !kallsyms_has("uprobe_unregister_synced");
 #endif
