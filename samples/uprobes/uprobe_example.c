@@ -208,7 +208,7 @@ static int __init parse_params(void)
 }
 
 #ifdef UPROBE_EXAMPLE_FILE_ONLY
-/* Built for a kernel without probes by address (the tests build it for the base too). */
+/* Built for a kernel without probes by address (uprobe_register_pid()). */
 static int __init register_by_address(void)
 {
 	pr_err("pid=%d vaddr=: this kernel has no uprobe_register_pid()\n", pid);
