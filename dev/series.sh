@@ -11,8 +11,7 @@
 #    shortlog and the diffstat: whole diffs, with the base's lines that a
 #    patch removes (series/ leaves those out, see series-repo.sh), so that
 #    git am applies them on a git tree of the base;
-#  - git am applies those very files on the base's version of every file
-#    they touch (a tree of the base gives the same: no other file is read),
+#  - dev/series-am.sh applies those very files with git am on the base,
 #    and the result must be the series' end, hence ours, byte and mode;
 #  - the base tree's scripts/checkpatch.pl --strict checks every patch;
 #    that MAINTAINERS covers each file is the rules' check, not its;
@@ -78,19 +77,7 @@ echo "  SERIES  $(($(ls "$out" | wc -l) - 1)) patches and a cover letter in $out
 	"(base $(cat "$top/out/src/upstream.version"))"
 
 # What a maintainer does with them: git am on the base.
-am=$out.am
-git -C "$repo" worktree remove --force "$am" 2>/dev/null || rm -rf "$am"
-git -C "$repo" worktree prune
-git -C "$repo" worktree add -q --detach "$am" "$root"
-git -C "$am" -c user.name="uprobes series" -c user.email="series@invalid" \
-	am -q $(ls "$out"/*.patch | grep -v /0000-cover-letter.patch)
-if [ "$(git -C "$am" rev-parse 'HEAD^{tree}')" != "$(git -C "$repo" rev-parse 'HEAD^{tree}')" ]; then
-	echo "not ok - git am of $out on the base does not give ours:" >&2
-	git -C "$am" diff --stat HEAD "$(git -C "$repo" rev-parse HEAD)" >&2
-	exit 1
-fi
-git -C "$repo" worktree remove --force "$am"
-echo "  SERIES  git am of its $(($(ls "$out" | wc -l) - 1)) patches on the base gives ours"
+"$top/dev/series-am.sh" "$repo" "$out"
 
 # FILE_PATH_CHANGES asks any patch that adds a file to touch MAINTAINERS;
 # series-rules.sh checks instead that MAINTAINERS covers each file.
