@@ -36,9 +36,10 @@
 # five.  README "Proving the tests" has the times these are set from.
 # The first mutant is number MUTANTS_FROM (the environment), else the one
 # after the last that a run on this machine reached (its name is kept in
-# the cache), else the first of the day's seventh of the list (days since
-# the epoch, modulo 7): successive runs go round the list, and so do
-# successive days if the cache is lost.  Each part runs even if one before
+# the cache), else the first of the seventh of the list that the number
+# of commits of the checkout points to (modulo 7): successive runs go
+# round the list, and so do the runs of successive commits in fresh
+# clones on fresh machines, which have no cache.  Each part runs even if one before
 # it failed, and says how long it took; the last line adds them up,
 # "N passed, N failed, N skipped".
 set -euo pipefail
@@ -153,7 +154,7 @@ MUTANTS_MIN=${MUTANTS_MIN:-$(((mutant_count + 6) / 7))}
 
 # Prints the index of the first mutant of this run (see the top).
 first_mutant() {
-	local next i day
+	local next i commits
 	if [ -n "${MUTANTS_FROM:-}" ]; then
 		echo $((MUTANTS_FROM % mutant_count))
 		return
@@ -165,8 +166,8 @@ first_mutant() {
 			return
 		fi
 	done
-	day=$(($(date -u +%s) / 86400))
-	echo $(((day % 7) * MUTANTS_MIN % mutant_count))
+	commits=$(git -C "$top" rev-list --count HEAD 2>/dev/null || echo 0)
+	echo $(((commits % 7) * MUTANTS_MIN % mutant_count))
 }
 
 mutants_start=0 mutants_ran=0
