@@ -129,12 +129,14 @@ TARGET long proc_add(long a, long b)
 	return a + b;
 }
 
-static void call_add(int n)
+/* Calls proc_add() @n times: how many of the calls gave the right sum. */
+static int call_add(int n)
 {
-	int i;
+	int i, right = 0;
 
 	for (i = 0; i < n; i++)
-		proc_add(i, 1);
+		right += proc_add(i, 1) == i + 1;
+	return right;
 }
 
 FIXTURE(proc) {
@@ -492,14 +494,14 @@ TEST_F(proc, file_place_one_process)
 	pid_t pid;
 
 	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, "h"));
-	call_add(3);
+	ASSERT_EQ(3, call_add(3));
 	pid = fork();
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		call_add(7);
-		_exit(0);
-	}
+	if (pid == 0)
+		_exit(call_add(7) == 7 ? 0 : 1);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child: status %#x", status);
 	EXPECT_EQ(0, test_mod_log_count(0, 'h', pid));
 	EXPECT_EQ(3, test_mod_log_count(0, 'h', getpid()));
 	EXPECT_EQ(3, test_mod_hits(0));
@@ -622,7 +624,7 @@ TEST_F(proc, lost_notice_has_the_registrant_rights)
 		TH_LOG("registered from the notice: q %d, R %d", test_mod_log_count(1, 'q', 0),
 		       test_mod_log_count(1, 'R', 0));
 	EXPECT_EQ(0, test_mod_log_count(1, 'R', 0));
-	call_add(1);
+	ASSERT_EQ(1, call_add(1));
 	EXPECT_EQ(0, test_mod_hits(1));
 	kill(pid, SIGKILL);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -645,11 +647,11 @@ TEST_F(proc, handler_registers)
 	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, "h"));
 	ASSERT_EQ(0, prep_add(1, "h"));
 	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1"));
-	call_add(1);
+	ASSERT_EQ(1, call_add(1));
 	EXPECT_EQ(1, test_mod_log_count(1, 'q', -EINPROGRESS));
 	EXPECT_EQ(1, test_mod_log_count(1, 'R', 0));
 	EXPECT_EQ(0, test_mod_hits(1));
-	call_add(10);
+	ASSERT_EQ(10, call_add(10));
 	EXPECT_EQ(11, test_mod_hits(0));
 	EXPECT_EQ(10, test_mod_hits(1));
 }
@@ -659,10 +661,10 @@ TEST_F(proc, handler_unregisters_itself)
 {
 	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, "h"));
 	ASSERT_EQ(0, test_mod_ctl("onhit 0 unreg"));
-	call_add(1);
+	ASSERT_EQ(1, call_add(1));
 	EXPECT_EQ(1, test_mod_log_count(0, 'u', 0));
 	EXPECT_EQ(1, test_mod_log_count(0, 'U', 0));
-	call_add(10);
+	ASSERT_EQ(10, call_add(10));
 	EXPECT_EQ(1, test_mod_hits(0));
 	EXPECT_EQ(-ENOENT, test_mod_ctl("unreg 0"));
 }
@@ -677,10 +679,10 @@ TEST_F(proc, handler_swaps_itself)
 	ASSERT_EQ(0, reg_pid(0, getpid(), proc_add, "h"));
 	ASSERT_EQ(0, prep_add(1, "h"));
 	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1 unreg"));
-	call_add(1);
+	ASSERT_EQ(1, call_add(1));
 	EXPECT_EQ(1, test_mod_log_count(1, 'R', 0));
 	EXPECT_EQ(1, test_mod_log_count(0, 'U', 0));
-	call_add(10);
+	ASSERT_EQ(10, call_add(10));
 	EXPECT_EQ(1, test_mod_hits(0));
 	EXPECT_EQ(10, test_mod_hits(1));
 }
@@ -696,10 +698,8 @@ static int call_add_in_new_pid_ns(void)
 	pid = fork();
 	if (pid < 0)
 		return 3;
-	if (pid == 0) {
-		call_add(1);
-		_exit(0);
-	}
+	if (pid == 0)
+		_exit(call_add(1) == 1 ? 0 : 5);
 	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status) ?
 	       0 : 4;
 }
@@ -747,7 +747,7 @@ TEST_F(proc, handler_registers_jit_probe)
 	ASSERT_EQ(0, test_mod_ctl("prep 1 pid %d 0x%lx h", getpid(),
 				  (unsigned long)self->j.page));
 	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1"));
-	call_add(1);
+	ASSERT_EQ(1, call_add(1));
 	EXPECT_EQ(1, test_mod_log_count(1, 'R', 0));
 	EXPECT_EQ(6, jit_call(&self->j, 5));
 	EXPECT_EQ(1, test_mod_hits(1));
@@ -871,7 +871,7 @@ static void swap_under_threads(struct __test_metadata *_metadata, bool hold)
 		EXPECT_LT(1, counted[BY_OLD]) TH_LOG("no other hit ran the old handler meanwhile");
 	before = test_mod_hits(0);
 	new_before = test_mod_hits(1);
-	call_add(100);
+	ASSERT_EQ(100, call_add(100));
 	EXPECT_EQ(before, test_mod_hits(0));
 	EXPECT_EQ(new_before + 100, test_mod_hits(1));
 }
@@ -1023,7 +1023,8 @@ static pid_t fork_calling(pid_t pid)
 		return -errno;
 	if (ret == 0) {
 		for (;;) {
-			call_add(1);
+			if (call_add(1) != 1)
+				_exit(5);
 			usleep(1000);
 		}
 	}
