@@ -871,7 +871,7 @@ static void swap_under_threads(struct __test_metadata *_metadata, bool hold)
 		EXPECT_LT(1, counted[BY_OLD]) TH_LOG("no other hit ran the old handler meanwhile");
 	before = test_mod_hits(0);
 	new_before = test_mod_hits(1);
-	ASSERT_EQ(100, call_add(100));
+	call_add(100);
 	EXPECT_EQ(before, test_mod_hits(0));
 	EXPECT_EQ(new_before + 100, test_mod_hits(1));
 }
