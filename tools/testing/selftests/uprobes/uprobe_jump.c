@@ -1068,7 +1068,9 @@ static void __noreturn leaderless_child(int go, int tell)
 	pthread_t worker;
 	char c;
 
-	if (pthread_create(&worker, NULL, leaderless_worker, &tell) || read(go, &c, 1) != 1)
+	/* Gone with the test, should it stop half way. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) ||
+	    pthread_create(&worker, NULL, leaderless_worker, &tell) || read(go, &c, 1) != 1)
 		_exit(4);
 	pthread_exit(NULL);
 }
