@@ -687,22 +687,17 @@ TEST_F(jump, jump_in_place_then_gone)
 TEST_F(jump, foreign_reads_see_the_breakpoint)
 {
 	const struct target *t = &variant->t;
-	unsigned char file[5], want[5], by_mem[5], by_vm[5];
+	unsigned char want[5], by_mem[5], by_vm[5];
 	struct iovec local = { by_vm, sizeof(by_vm) };
 	struct iovec remote = { (void *)t->probe_at, sizeof(by_vm) };
-	int mem;
 
-	code_at(t->probe_at, file);
-	memcpy(want, file, sizeof(want));
+	code_at(t->probe_at, want);	/* the file's bytes, before the probe */
 	want[0] = 0xcc;
 	self->fd = probe(_metadata, t->probe_at);
 	ASSERT_EQ(CALLS, run(t, CALLS));
 	if (!engine_is_base())
 		ASSERT_NE(0, jump_target(t->probe_at)) TH_LOG("no jump to read");
-	mem = open("/proc/self/mem", O_RDONLY);
-	ASSERT_LE(0, mem);
-	ASSERT_EQ(5, pread(mem, by_mem, sizeof(by_mem), (long)t->probe_at));
-	close(mem);
+	ASSERT_EQ(0, mem_read(getpid(), t->probe_at, by_mem, sizeof(by_mem)));
 	ASSERT_EQ(5, process_vm_readv(getpid(), &local, 1, &remote, 1, 0));
 	EXPECT_EQ(0, memcmp(want, by_mem, sizeof(want)))
 		TH_LOG("/proc/self/mem: %02x %02x %02x %02x %02x", by_mem[0], by_mem[1],
