@@ -3,13 +3,12 @@
 #
 # One test boot: runs guest/check.sh in the guest, then checks the kernel
 # log and prints the counts; the last line is "N passed, N failed, N skipped".
-# The tests learn whose uprobes engine the kernel runs (base or ours) from
+# The guest learns whose uprobes engine the kernel runs (base or ours) from
 # the tree it was built from (ENGINE=base|ours in the environment says it
-# instead: a step of the series at parity is held to the base's ways),
-# for the few behaviours where ours differs,
-# and what KUnit cases it must run (dev/kunit-plan.sh); the summary holds
-# the skips to the list of those expected of that engine and architecture
-# (dev/expected-skips).
+# instead: a step of the series at parity is held to the base's ways), and
+# what KUnit cases it must run (dev/kunit-plan.sh); the summary holds the
+# skips and failures to the lists of those expected of that engine and
+# architecture (dev/expected-skips, dev/expected-failures).
 # TCG=single (environment) runs both vCPUs on one host thread instead of
 # one each: reproducible, but the vCPUs then take turns, and races between
 # threads of the guest rarely show.  ARCH=arm64 (environment) boots the

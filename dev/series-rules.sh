@@ -19,8 +19,14 @@
 #    any);
 #  - a subject is "prefix: text", and no message speaks of "our", "ours"
 #    or "the base": the series speaks to upstream;
+#  - no line a patch adds speaks of the project either: of "ours" or "the
+#    base" (engines), "the base kernel", "the project", a path of dev/, or
+#    an engine the tests would sniff (PROJECT_WORDS); the tests detect
+#    features, and what each kernel is expected to pass is the harness's;
 #  - no step has jumps without their guards: the patch that turns them on
-#    (selects ARCH_UPROBES_JUMPS) comes after the ones that call each
+#    (debug.uprobes-jumps is 1 from it: the code of jumps is built from the
+#    patch that selects ARCH_UPROBES_JUMPS, but stays off until then)
+#    comes after the ones that call each
 #    hook of GUARDS: mremap's, syscall user dispatch's, rseq's, and the
 #    x86 entry's.
 # Prints a line for each patch, then "N passed, N failed"; exits non-zero
@@ -34,6 +40,7 @@ MIN_PATCHES=${MIN_PATCHES:-30}
 PARITY_LINES=${PARITY_LINES:-4000}
 PATCH_LINES=${PATCH_LINES:-1200}
 GUARDS=(uprobe_mremap uprobe_own_syscall uprobe_rseq_ip uprobe_syscall_entry)
+PROJECT_WORDS='\bours\b|\bthe base\b(?! name)|\bbase kernel\b|\bproject\b|(^|[^/\w])dev/\w|engine_is_base|ours_only|UPROBE_TEST_ENGINE'
 passed=0 failed=0
 
 verdict() {
@@ -54,6 +61,11 @@ diff_lines() {
 # The files patch $1 changes, one a line.
 patch_files() {
 	sed -n 's#^diff --git a/\([^ ]*\) b/.*#\1#p' "$1"
+}
+
+# The first line patch $1 adds that speaks of the project (PROJECT_WORDS).
+project_line() {
+	grep -E '^\+([^+]|$)' "$1" | grep -m 1 -iP "$PROJECT_WORDS" | cut -c 2-81 || true
 }
 
 # Whether patch $1 only adds one new file of a selftest suite.
@@ -156,6 +168,8 @@ for patch in "${patches[@]}"; do
 	if message "$patch" | grep -qiwE "our|ours|the base"; then
 		why+=("its message speaks of \"our\" or \"the base\"")
 	fi
+	word=$(project_line "$patch")
+	[ -z "$word" ] || why+=("it adds a line that speaks of the project: $word")
 	verdict "$name (+$lines -$removed lines; $(echo "$shared" | head -n 1))" "$(IFS=';'; echo "${why[*]}")"
 done
 # The number of the first patch that adds a line matching regex $1, or
@@ -175,7 +189,7 @@ first_adding() {
 	done
 }
 
-on=$(first_adding 'select ARCH_UPROBES_JUMPS')
+on=$(first_adding '^\\+static int uprobe_jumps_on = 1;')
 for hook in "${GUARDS[@]}"; do
 	at=$(first_adding "[^_a-z]$hook\\(" calls)
 	if [ -z "$on" ]; then

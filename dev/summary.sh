@@ -10,7 +10,12 @@
 # failure, but not on the suite's own line, whose failures are its tests'
 # alone (dev/mutants.sh counts a catch from them).  A skip that
 # dev/expected-skips does not list for ENGINE (base or ours) on ARCH
-# (x86_64 or arm64) counts one failure more.  So do a suite that never
+# (x86_64 or arm64) counts one failure more.  A test that
+# dev/expected-failures lists for ENGINE and ARCH counts as passed when it
+# fails there ("fails" or "may fail"), and one failure when a "fails" one
+# passes (the test no longer tells that kernel's behaviour from the one it
+# checks); a "not run" one, which guest/check.sh leaves out, counts as
+# skipped, and one failure if it ran all the same.  So do a suite that never
 # ran, ran short of its "1..N" plan, or exited non-zero without reporting a
 # failure, and a dirty kernel log (KERNEL_CHECK_RC non-zero).  Prints "N
 # passed, N failed, N skipped" last.
@@ -19,6 +24,7 @@ set -euo pipefail
 usage="usage: summary.sh RESULTS ENGINE ARCH [KERNEL_CHECK_RC]"
 results=${1:?$usage} engine=${2:?$usage} arch=${3:?$usage} kernel_rc=${4:-0}
 expected=$(dirname "$0")/expected-skips
+failures=$(dirname "$0")/expected-failures
 passed=0 failed=0 skipped=0
 harness='^not ok( [0-9]+)?( -)? harness: '
 
@@ -36,6 +42,51 @@ expected_skips() {
 		NF != 5 { print "expected-skips: bad line: " $0 > "/dev/stderr"; exit 1 }
 		(field(1) == engine || field(1) == "*") && (field(2) == arch || field(2) == "*") &&
 			field(3) == suite { print field(4) }' "$expected"
+}
+
+# expected_failures SUITE: "RESULT<tab>TEST" for each test of SUITE that
+# dev/expected-failures lists for this engine and architecture.
+expected_failures() {
+	awk -F '|' -v engine="$engine" -v arch="$arch" -v suite="$1" '
+		function field(i) { s = $i; gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+		/^[ \t]*(#|$)/ { next }
+		NF != 6 || field(5) !~ /^(fails|may fail|not run)$/ {
+			print "expected-failures: bad line: " $0 > "/dev/stderr"; exit 1
+		}
+		(field(1) == engine || field(1) == "*") && (field(2) == arch || field(2) == "*") &&
+			field(3) == suite { print field(5) "\t" field(4) }' "$failures"
+}
+
+# tests_of SUITE RESULT: the name of each test SUITE's TAP gives RESULT
+# ("ok" or "not ok"), skips left out.
+tests_of() {
+	sed -nE "/# *(SKIP|skip)/d; s/^$2( [0-9]+)? (.*[^ ]) *\$/\2/p" "$results/$1.tap" |
+		sed -E "s/^- //; s/^$1: //; s/ *#.*//"
+}
+
+# count_expected SUITE: checks the tests dev/expected-failures lists for
+# SUITE against its TAP, and moves its expected failures (xfailed) and
+# the tests left out (xskipped) from the failures to the passes and skips.
+count_expected() {
+	local name=$1 result test
+	xfailed=0 xskipped=0
+	while IFS=$'\t' read -r result test; do
+		if tests_of "$name" 'not ok' | grep -qxF -- "$test"; then
+			if [ "$result" = 'not run' ]; then
+				fail "$name: $test ran (dev/expected-failures leaves it out on $engine)"
+			else
+				echo "    $name: $test: expected failure on $engine"
+				xfailed=$((xfailed + 1))
+			fi
+		elif tests_of "$name" ok | grep -qxF -- "$test"; then
+			case $result in
+			fails) fail "$name: $test passed (dev/expected-failures: fails on $engine)" ;;
+			'not run') fail "$name: $test ran (dev/expected-failures leaves it out on $engine)" ;;
+			esac
+		elif [ "$result" = 'not run' ]; then
+			xskipped=$((xskipped + 1))
+		fi
+	done < <(expected_failures "$name")
 }
 
 # skipped_tests SUITE: the name of each test that SUITE's TAP skipped: its
@@ -61,7 +112,9 @@ count_suite() {
 	ran=$((p + s + f))
 	printf '%-24s %4d passed, %d failed, %d skipped (exit %s)\n' "$name" "$p" "$f" "$s" "$rc"
 	grep -E '^not ok ' "$tap" | grep -vE "$harness" | sed "s/^/    $name: /" || true
-	passed=$((passed + p)) skipped=$((skipped + s)) failed=$((failed + f))
+	count_expected "$name"
+	passed=$((passed + p + xfailed)) skipped=$((skipped + s + xskipped))
+	failed=$((failed + f - xfailed))
 	while read -r line; do
 		fail "$name: harness: ${line#*harness: }"
 	done < <(grep -E "$harness" "$tap" || true)
@@ -82,6 +135,7 @@ base | ours) ;;
 *) echo "summary.sh: ENGINE must be base or ours, not '$engine'" >&2; exit 2 ;;
 esac
 expected_skips '' >/dev/null
+expected_failures '' >/dev/null
 [ -f "$results/plan" ] || fail "the guest did not start its test run"
 if [ -f "$results/plan" ]; then
 	while read -r suite; do

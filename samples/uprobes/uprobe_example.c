@@ -225,8 +225,8 @@ static void example_notify(struct uprobe_consumer *self, struct uprobe *uprobe,
 }
 
 /*
- * pid= and vaddr=: the core keeps the probe to that process, so no
- * filter of ours is needed.
+ * pid= and vaddr=: the core keeps the probe to that process, so the
+ * module needs no filter.
  */
 static int __init register_by_address(void)
 {

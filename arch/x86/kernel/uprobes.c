@@ -1572,7 +1572,7 @@ unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len)
 /* ---- traps ---- */
 
 /*
- * A single-step trap from user mode: the end of a step of ours, or, with
+ * A single-step trap from user mode: the end of a step uprobes started, or, with
  * jumps to stubs, a task that a debugger steps at the entry of a stub.
  */
 static bool uprobe_step_trap(struct pt_regs *regs)

@@ -383,7 +383,7 @@ void uprobe_notify_resume(struct pt_regs *regs)
  * uprobe_pre_sstep_notifier - a breakpoint trap in user mode
  * @regs: the task's registers
  *
- * Return: true when the trap may be ours (the mm has had probes): it is
+ * Return: true when the trap may be a probe's (the mm has had probes): it is
  * then handled on the way back to user mode.
  */
 bool uprobe_pre_sstep_notifier(struct pt_regs *regs)
@@ -400,7 +400,7 @@ bool uprobe_pre_sstep_notifier(struct pt_regs *regs)
  * uprobe_post_sstep_notifier - a single-step trap in user mode
  * @regs: the task's registers
  *
- * Return: true when it ends a step of ours.
+ * Return: true when it ends a step that uprobes started.
  */
 bool uprobe_post_sstep_notifier(struct pt_regs *regs)
 {
@@ -462,7 +462,7 @@ bool uprobe_deny_signal(void)
 }
 
 /**
- * uprobe_rseq_ip - where rseq is to see a task that may run code of ours
+ * uprobe_rseq_ip - where rseq is to see a task that may run uprobes code
  * @regs: the task's registers, on its way back to user mode
  *
  * A task in a stub, in an XOL slot or at a copy there runs that code on
@@ -471,7 +471,7 @@ bool uprobe_deny_signal(void)
  * copy has run, to abort the sequence when it was preempted, migrated or
  * signalled there.  Reads; changes nothing.
  *
- * Return: that address, or the ip when the task runs none of our code.
+ * Return: that address, or the ip when the task runs no such code.
  */
 unsigned long uprobe_rseq_ip(struct pt_regs *regs)
 {
@@ -518,7 +518,7 @@ static bool rseq_give_up_copy(struct uprobe_task *utask, struct pt_regs *regs)
 }
 
 /**
- * uprobe_rseq_abort - take a task out of our code for an rseq abort
+ * uprobe_rseq_abort - take a task out of uprobes code for an rseq abort
  * @regs: the task's registers, where uprobe_rseq_ip() saw a restartable
  *	sequence that is to be aborted
  *

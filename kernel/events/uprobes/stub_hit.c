@@ -154,7 +154,7 @@ bool uprobe_is_stub(unsigned long addr)
 }
 
 /**
- * uprobe_stub_step_trap - a single-step trap in user mode, not ours
+ * uprobe_stub_step_trap - a single-step trap in user mode, not uprobes'
  * @regs: the task's registers
  *
  * A debugger stepped the task over a jump to a stub, or to a hop: the

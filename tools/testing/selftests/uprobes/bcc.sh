@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bcc.sh: the real bcc tools (Debian's bpfcc-tools) on uprobes.  bcc
-# compiles each tool's BPF program in the guest, against the headers the
+# compiles each tool's BPF program at run time, against the headers the
 # kernel carries (CONFIG_IKHEADERS).  funccount-bpfcc must count every call
 # of peer_add; trace-bpfcc must show every argument and return value; and
 # trace-bpfcc on a USDT probe with an SDT semaphore must enable it and see
@@ -13,7 +13,7 @@ set -u
 
 n=20
 out=/tmp/bcc-peer.out
-# bcc compiles each program in the guest: minutes under emulation.
+# bcc compiles each program at run time: minutes under emulation.
 limit=240
 # The tools print to a file: line by line, so that wait_for sees them.
 export PYTHONUNBUFFERED=1

@@ -55,7 +55,7 @@ TARGET void ia32_hit(void)
 	__atomic_add_fetch(&hits, 1, __ATOMIC_RELAXED);
 }
 
-/* Functions of our own instructions only: no prologue, no epilogue. */
+/* Functions of the instructions written here only: no prologue, no epilogue. */
 #define NAKED UPROBE_ATTRS(naked, noinline, used, visibility("default"))
 
 /*
@@ -134,11 +134,11 @@ static int run_cov(void)
 extern const char __executable_start[], etext[];
 
 struct step_count {
-	unsigned int *runs;	/* by offset in our text */
+	unsigned int *runs;	/* by offset in the program's text */
 	unsigned long last;
 };
 
-/* One single-step stop at @ip: counts it if in our text and not in place. */
+/* One single-step stop at @ip: counts it if in the program's text and not in place. */
 static void count_step(unsigned long ip, void *ctx)
 {
 	unsigned long text = (unsigned long)__executable_start;

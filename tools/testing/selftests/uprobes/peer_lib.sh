@@ -5,7 +5,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=/dev/null
 . "$here/ktap_helpers.sh"
 
-# The program to probe, on tmpfs (see guest/check.sh).
+# The program to probe, next to the scripts.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 target=$here/peer_target
 

@@ -5,7 +5,7 @@
  * results, so a tool's counts and sums can be checked exactly: N entries,
  * sum of the first arguments N(N-1)/2, sum of the return values 3N(N-1)/2.
  * Each round calls peer_jump(i) too, whose first instruction, a 5-byte nop,
- * gets a jump to a stub on ours once probed and hit (on arm64, a nop that
+ * gets a jump to a stub, if any, once probed and hit (on arm64, a nop that
  * is stepped out of line).
  *
  * peer_target usdt N: waits for SIGUSR1 (the tool attached), then fires

@@ -5,7 +5,7 @@
 # entry probe with arguments from DWARF and a %return probe with $retval;
 # `perf stat` counts hits exactly and `perf record`/`perf script` show the
 # recorded values.  `perf record -g` on a function that starts with a
-# 5-byte nop (a jump to a stub on ours from the second hit; on arm64 a nop
+# 5-byte nop (a jump to a stub, if any, from the second hit; on arm64 a nop
 # stepped out of line) records the same user callchain at every hit, with
 # no [uprobes] address in it.
 set -u

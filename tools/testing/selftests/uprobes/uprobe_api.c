@@ -299,14 +299,12 @@ static void log_of(char *buf, size_t len, const int ids[3], pid_t pid)
 
 /*
  * Several consumers of one probe all run, one after the other, each once
- * per hit, in the order they registered (DESIGN.md section 3); one that
- * registers again goes last.  The 6.12 kernel runs them newest first.
+ * per hit, in the order they registered; one that registers again goes
+ * last.  The 6.12 kernel runs them newest first.
  */
 TEST_F(api, consumers_run_in_order)
 {
-	static const int ours[2][3] = { { 0, 1, 2 }, { 1, 2, 0 } };
-	static const int base[2][3] = { { 2, 1, 0 }, { 0, 2, 1 } };
-	const int (*order)[3] = engine_is_base() ? base : ours;
+	static const int order[2][3] = { { 0, 1, 2 }, { 1, 2, 0 } };
 	pid_t me = getpid();
 	char want[256];
 
@@ -477,9 +475,9 @@ TEST_F(api, register_beyond_file)
  * An offset in the middle of an instruction, on a byte that reads as int3
  * (on arm64: not 4-byte aligned), in a file mapped here (so the probe is
  * armed at once): refused, and the function still runs correctly.  On
- * x86 ours says -EOPNOTSUPP, the base its internal -ENOTSUPP (524, not a
+ * x86 with -EOPNOTSUPP (6.12 gives its internal -ENOTSUPP, 524, not a
  * UAPI errno); arm64's own analysis refuses the misaligned offset with
- * -EINVAL on both.
+ * -EINVAL.
  */
 TEST_F(api, register_mid_instruction)
 {
@@ -489,7 +487,7 @@ TEST_F(api, register_mid_instruction)
 	ASSERT_NE(0UL, start);
 	err = reg_at(0, start + 2, "h");
 #ifdef __x86_64__
-	EXPECT_EQ(-refusal_errno(), err);
+	EXPECT_EQ(-EOPNOTSUPP, err);
 #else
 	EXPECT_EQ(-EINVAL, err);
 #endif
@@ -518,7 +516,7 @@ TEST_F(api, batch_fails_half_way)
 	int err, i;
 
 	err = test_mod_ctl("batch %s 0x%lx 0x%lx 0x%lx", self_path(), add, body, movabs);
-	if (ours_only(_metadata, "the base has no uprobe_register_batch()"))
+	if (kernel_lacks(_metadata, err != -EOPNOTSUPP, "uprobe_register_batch()"))
 		return;
 	ASSERT_EQ(0, err);
 	call_add(3);

@@ -70,7 +70,7 @@ extern const unsigned char jump_redzone_insn[], jump_regs_insn[], jump_jcc_insn[
 
 /*
  * uprobe_jump.c: functions that start with an instruction of 1 to 4 bytes,
- * which ours enters by a punned jump: pun_nop(x) = x + 1 after a nop,
+ * entered by a punned jump: pun_nop(x) = x + 1 after a nop,
  * pun_push_rbp(x) = x + 1 after push %rbp, pun_push_r15(x) = x + 2,
  * pun_mov_rdi_rax(x) = x + 3, pun_sub_rsp(x) = x + 4 after sub $8,%rsp,
  * pun_endbr64(x) = x + 1.  pun_loop_NAME(x) = x + 3 runs the same
@@ -131,7 +131,7 @@ extern const unsigned char jump_keep_lea_r8_insn[], jump_keep_movrip_r11_insn[];
 
 /*
  * uprobe_sandbox.c: sandbox_nop5(x) = x + 1 after a 5-byte nop (a jump to a
- * stub on ours), sandbox_nop1(x) = x + 1 after a 1-byte one (the breakpoint).
+ * stub, if any), sandbox_nop1(x) = x + 1 after a 1-byte one (the breakpoint).
  * arm64's: sandbox_nop(x) = x + 1 after a nop, sandbox_branch(x) = x + 1
  * after a b to the next instruction.
  */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uprobe_events: the tracefs interface of the uprobe tracer, as the
- * untouched 6.12 kernel behaves.  Each test defines probe events on
- * functions of this very program (copied to a tmpfs by the runner), hits
- * them, and checks what uprobe_events and dynamic_events list back, what
- * the trace buffer holds, uprobe_profile's counts, error_log and errnos:
+ * uprobe_events: the tracefs interface of the uprobe tracer.  Each test
+ * defines probe events on functions of this very program (copied to a
+ * tmpfs by the runner), hits them, and checks what uprobe_events and
+ * dynamic_events list back, what the trace buffer holds, uprobe_profile's
+ * counts, error_log and errnos:
  *
  *  - events: create, list, delete (-:GRP/EVENT, -:EVENT), clear all, the
  *    trace line of entry and return events, uprobe_profile, dynamic_events,
@@ -12,8 +12,8 @@
  *  - listing: a table of definitions and the canonical line listed back;
  *  - fetch: a table of fetch arguments and the exact values traced;
  *  - record: faults while fetching (one that waits holds up no other
- *    hit), an event enabled while it grows, "r10:" (the last two where the
- *    base tracer falls short: logged only, there);
+ *    hit, nor the event's disable), an event enabled while it grows,
+ *    "r10:";
  *  - bad: a table of refused lines, with errno and error_log entry.
  *
  * Templates of the tables name run-time values as ${name}, and registers
@@ -1280,8 +1280,8 @@ TEST_F(record, string_needs_a_page_fault)
 /*
  * A fetch that fails half-way (the inner pointer is bad) records nothing
  * of earlier hits: 0 for a number, "(fault)" for a string.  The first
- * call fills the buffers with what a good fetch gives.  The base tracer
- * records the earlier number again: skipped there.
+ * call fills the buffers with what a good fetch gives.  (6.12 records
+ * the earlier number again.)
  */
 TEST_F(record, failed_fetch_leaves_nothing_stale)
 {
@@ -1303,14 +1303,12 @@ TEST_F(record, failed_fetch_leaves_nothing_stale)
 	if (faulted != 1)
 		TH_LOG("%s", trace);
 	free(trace);
-	if (ours_only(_metadata, "the base records the earlier number again"))
-		return;
 	EXPECT_EQ(1, faulted);
 }
 
 /*
- * A place added to an enabled event records at once.  The base tracer
- * arms it only when the event is next enabled: skipped there.
+ * A place added to an enabled event records at once.  (6.12 arms it
+ * only when the event is next enabled.)
  */
 TEST_F(record, place_added_to_enabled_event)
 {
@@ -1329,8 +1327,6 @@ TEST_F(record, place_added_to_enabled_event)
 	if (records != 2)
 		TH_LOG("%s", trace);
 	free(trace);
-	if (ours_only(_metadata, "the base arms the place only when the event is next enabled"))
-		return;
 	EXPECT_EQ(2, records);
 }
 
@@ -1499,7 +1495,7 @@ static bool rc_disabler_returned(struct rc_disabler *d, int ms)
 
 /*
  * An event disabled while one of its hits waits in a page fault for its
- * arguments: the disable does not wait for that hit (the base's does,
+ * arguments: the disable does not wait for that hit (6.12's does,
  * until the page comes), which then ends, its call returning right, and
  * the event is deleted at once.  Its probe is freed only once the hit is
  * over (KASAN would see a handler on freed memory).
@@ -1515,7 +1511,7 @@ TEST_F(record, disable_while_a_hit_waits)
 	uffd = start_held_hit(_metadata, &held, &page);
 	ASSERT_EQ(0, pipe(d.done));
 	ASSERT_EQ(0, pthread_create(&d.thread, NULL, rc_disabler_run, &d));
-	disabled = rc_disabler_returned(&d, engine_is_base() ? 200 : 10000);
+	disabled = rc_disabler_returned(&d, 10000);
 	ASSERT_EQ(0, serve_slow_page(uffd, page, "slow-page"));
 	EXPECT_TRUE(rec_caller_returned(&held, 5000));
 	rec_caller_end(&held);
@@ -1525,15 +1521,13 @@ TEST_F(record, disable_while_a_hit_waits)
 	EXPECT_EQ(0, uprobe_event_add("-:utest/rc"));
 	close(uffd);
 	munmap(page, getpagesize());
-	if (ours_only(_metadata, "the base's disable waits for the hit"))
-		return;
 	EXPECT_TRUE(disabled);
 }
 
 /*
  * "r10:GRP/EVENT": a kretprobe's MAXACTIVE after "r" is taken and means
- * nothing here; the event keeps its name.  The base tracer makes a
- * default name instead: skipped there.
+ * nothing here; the event keeps its name.  (6.12 makes a default name
+ * instead.)
  */
 TEST_F(record, return_maxactive_ignored)
 {
@@ -1549,8 +1543,6 @@ TEST_F(record, return_maxactive_ignored)
 		TH_LOG("listed: %s", list);
 	free(list);
 	free(want);
-	if (ours_only(_metadata, "the base tracer gives the event a default name"))
-		return;
 	EXPECT_TRUE(same);
 }
 

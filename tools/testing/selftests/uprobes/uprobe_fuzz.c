@@ -8,8 +8,8 @@
  * the list as it was.  A line that defines an event must read back in the
  * canonical form, which written again is the same probe (EEXIST); and if
  * it still probes the function it was made for, enabling it and calling
- * the function records the hit.  The console check after the run catches
- * what the kernel might say meanwhile.
+ * the function records the hit.  Whatever the line, the kernel must log
+ * no warning meanwhile, which is left to the runner to check.
  *
  * perf_event_open() of the uprobe PMU gets random attributes the same way:
  * paths that are no file, a directory, too long, or no pointer at all;
@@ -195,7 +195,7 @@ static bool check_defined(struct __test_metadata *_metadata, const char *line,
 	return recorded;
 }
 
-/* How many lines mangled_definitions writes: make torture asks for more. */
+/* How many lines mangled_definitions writes: a longer run asks for more. */
 static int fuzz_lines(void)
 {
 	const char *env = getenv("UPROBE_FUZZ_LINES");
@@ -216,7 +216,7 @@ FIXTURE_TEARDOWN(fuzz)
 	tracing_reset();
 }
 
-/* The harness's limit; the guest's own, which scales with the lines, comes first. */
+/* The harness's limit: generous, as the run's time scales with the lines. */
 TEST_F_TIMEOUT(fuzz, mangled_definitions, 4 * 3600)
 {
 	unsigned int state = FUZZ_SEED;
@@ -436,7 +436,7 @@ static void odd_stack(void)
  * No return pending: from plain code, a handler, a bad or odd stack, in a
  * process that has the trampoline.  Not called from the trampoline, the
  * syscall looks at nothing else, the stack least of all: the caller gets
- * SIGILL, on both engines.
+ * SIGILL.
  */
 TEST_F(fuzz, uretprobe_syscall_unasked)
 {

@@ -258,9 +258,9 @@ static int cov_fn_index(const char *fn)
 }
 
 /*
- * Enables a probe "cI" on every instruction.  Ours refuses none; the base
- * refuses the segment-prefixed nops of the padding between functions
- * ("cs nopw"), and only those, with its internal ENOTSUPP (524).
+ * Enables a probe "cI" on every instruction: none is refused (6.12
+ * refuses the segment-prefixed nops of the padding between functions,
+ * "cs nopw", and only those, with its internal ENOTSUPP, 524).
  */
 static void cov_probe_all(struct __test_metadata *_metadata, const struct ia32_work *w,
 			  bool *refused)
@@ -280,7 +280,7 @@ static void cov_probe_all(struct __test_metadata *_metadata, const struct ia32_w
 		snprintf(event, sizeof(event), "c%u", i);
 		err = event_enable(GROUP, event, 1);
 		refused[i] = err;
-		EXPECT_EQ(engine_refuses(insns[i].text), !!err) {
+		EXPECT_EQ(0, err) {
 			TH_LOG("%s+0x%lx %s: %s", insns[i].fn, insns[i].off, insns[i].text,
 			       err ? strerror(-err) : "probed");
 		}
@@ -289,15 +289,14 @@ static void cov_probe_all(struct __test_metadata *_metadata, const struct ia32_w
 		nr_refused++;
 		ksft_print_msg("refused: %s+0x%lx %s: %s\n", insns[i].fn, insns[i].off,
 			       insns[i].text, strerror(-err));
-		EXPECT_EQ(-refusal_errno(), err);
 	}
 	ksft_print_msg("%zu instructions, %u refused\n", NR_INSNS, nr_refused);
 }
 
 /*
  * Every instruction of the 32-bit workload probed: the same result, and
- * each instruction hit as often as it runs (the base counts every round
- * of a rep instruction).
+ * each instruction hit as often as it runs (a rep instruction once per
+ * execution, not at every round).
  */
 TEST_F_TIMEOUT(ia32, coverage, 300)
 {
@@ -331,7 +330,7 @@ TEST_F_TIMEOUT(ia32, coverage, 300)
 			EXPECT_EQ(ref.calls[f], runs[i]) TH_LOG("entry of %s", insns[i].fn);
 		if (refused[i]) {
 			EXPECT_EQ(0, hits);
-		} else if (!(engine_is_base() && !strncmp(insns[i].text, "rep", 3))) {
+		} else {
 			EXPECT_EQ(runs[i], hits) {
 				TH_LOG("%s+0x%lx %s", insns[i].fn, insns[i].off, insns[i].text);
 			}
@@ -422,7 +421,7 @@ TEST_F_TIMEOUT(ia32, signals_out_of_line, 120)
 
 /*
  * A copy of @lib (libc.so.6) in a new directory of /tmp, @dir: a probe is
- * keyed by inode, and an inode of the guest's 9p root may be looked up
+ * keyed by inode, and an inode of a 9p root (a VM's) may be looked up
  * anew between two uses of its path.  0 or -errno.
  */
 static int lib_copy(const char *lib, char *dir, char *copy, size_t len)

@@ -2,13 +2,14 @@
 /*
  * uprobe_jump: probes that come in without the breakpoint trap.
  *
- * Ours gives a probed instruction of 5 bytes or more that it emulates (a
- * 5-byte nop, jmp rel32, call rel32, jcc rel32, mov $imm32, RIP-relative
- * lea) or runs out of line without a step (RIP-relative loads, sub $imm32
- * from rsp, a load from %fs) a jump to a stub of its own once hit; the stub
- * enters the kernel by the uprobe syscall (336), and runs a copy of an
- * instruction the kernel does not emulate.
- * What every kernel must do, checked on both: the probed code computes
+ * With jumps to stubs, uprobes give a probed instruction of 5 bytes or
+ * more that they emulate (a 5-byte nop, jmp rel32, call rel32, jcc rel32,
+ * mov $imm32, RIP-relative lea) or run out of line without a step
+ * (RIP-relative loads, sub $imm32 from rsp, a load from %fs) a jump to a
+ * stub of their own once hit; the stub enters the kernel by the uprobe
+ * syscall (336), and runs a copy of an instruction the kernel does not
+ * emulate.
+ * What every kernel must do, with jumps or without: the probed code computes
  * what it computes unprobed, with every register, the flags and the red
  * zone intact; each call is one hit, under a signal storm too, and in a
  * forked child, and while the probe comes and goes under threads that hit
@@ -24,15 +25,17 @@
  * strace shows no uprobe syscall; a PTRACE_SYSEMU tracer, which emulates
  * every syscall it sees, never sees one, and its tracee computes right;
  * the uprobe syscall called directly, by a program with a stub, is seen
- * by a PTRACE_SYSCALL tracer and fails (EPROTO on ours, ENOSYS where it
- * does not exist).  What only ours does: the jump is really there after
- * the first hit, it leads into the [uprobes] mapping, and it is gone, the
- * bytes as the file has them, when the probe goes; the uprobe syscall
- * called directly changes nothing and fails with EPROTO; a debugger that
- * would skip the uprobe syscall never sees a stub's, and one that skips
- * the uretprobe syscall sees the task stop with SIGILL in the trampoline;
- * syscall user dispatch lets the trampoline's syscall through too, but no
- * other syscall made at a stub's syscall instruction.
+ * by a PTRACE_SYSCALL tracer and fails (EPROTO, or ENOSYS where it does
+ * not exist).  What only a kernel with jumps does: the jump is really
+ * there after the first hit, it leads into the [uprobes] mapping, and it
+ * is gone, the bytes as the file has them, when the probe goes; the
+ * uprobe syscall called directly changes nothing and fails with EPROTO; a
+ * debugger that would skip the uprobe syscall never sees a stub's; syscall
+ * user dispatch lets a stub's syscall through, but no other syscall made
+ * at a stub's syscall instruction.  And, where older kernels differ, of
+ * the return trampoline: a debugger that skips its uretprobe syscall sees
+ * the task stop with SIGILL there, and syscall user dispatch lets that
+ * syscall through.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -224,7 +227,7 @@ asm(".pushsection .text\n"
 	".popsection\n");
 
 /*
- * Instructions of 1 to 4 bytes, entered by a punned jump on ours: a jump
+ * Instructions of 1 to 4 bytes, whose jump to a stub is punned: a jump
  * whose last bytes are those of the instructions after the probed one, so
  * that they never change.  Those bytes choose where the jump leads; here
  * the fifth byte from the probed address is 0x85 or more (test %edi,%edi
@@ -644,7 +647,7 @@ TEST_F(jump, exact_results_and_counts)
 }
 
 /*
- * Ours: after the first hit the probed instruction begins with a jump into
+ * After the first hit the probed instruction begins with a jump into
  * the [uprobes] mapping; when the probe goes, the bytes are the file's.
  * The jump over an instruction shorter than it is punned: the bytes past
  * the instruction are the next instructions', unchanged, all along.
@@ -656,8 +659,8 @@ TEST_F(jump, jump_in_place_then_gone)
 	struct uprobes_maps maps;
 	unsigned long target;
 
-	if (engine_is_base())
-		SKIP(return, "the base traps on every hit");
+	if (kernel_lacks(_metadata, have_uprobe_jumps(), "jumps to stubs"))
+		return;
 	code_at(t->probe_at, before);
 	self->fd = probe(_metadata, t->probe_at);
 	ASSERT_EQ(1, run(t, 1));
@@ -682,7 +685,7 @@ TEST_F(jump, jump_in_place_then_gone)
  * What a debugger or a profiler reads of the probed instruction from
  * outside, by /proc/PID/mem and by process_vm_readv(): the breakpoint
  * and the instruction's other bytes, as on a kernel without jumps, even
- * while the program's own loads show ours' jump there.
+ * while the program's own loads show a jump there.
  */
 TEST_F(jump, foreign_reads_see_the_breakpoint)
 {
@@ -695,7 +698,7 @@ TEST_F(jump, foreign_reads_see_the_breakpoint)
 	want[0] = 0xcc;
 	self->fd = probe(_metadata, t->probe_at);
 	ASSERT_EQ(CALLS, run(t, CALLS));
-	if (!engine_is_base())
+	if (have_uprobe_jumps())
 		ASSERT_NE(0, jump_target(t->probe_at)) TH_LOG("no jump to read");
 	ASSERT_EQ(0, mem_read(getpid(), t->probe_at, by_mem, sizeof(by_mem)));
 	ASSERT_EQ(5, process_vm_readv(getpid(), &local, 1, &remote, 1, 0));
@@ -725,7 +728,7 @@ TEST(probe_inside_a_jump)
 
 	outer = probe(_metadata, t.probe_at);
 	ASSERT_EQ(1, run(&t, 1));
-	if (!engine_is_base())
+	if (have_uprobe_jumps())
 		ASSERT_NE(0, jump_target(t.probe_at)) TH_LOG("no jump after a hit");
 	inner = probe(_metadata, inner_at);
 	EXPECT_EQ(0xcc, READ_FRESH(*inner_at)) TH_LOG("the inner probe has no breakpoint");
@@ -748,11 +751,13 @@ static const struct target pun_r15 = { pun_loop_push_r15_insn, pun_loop_push_r15
  * jump's bytes) would change where that jump leads: the first stays on
  * its breakpoint, whichever comes first, and both count every hit.  (The
  * second may get a jump of its own: it changes no byte the first jumps
- * by.)  Ours: once the second goes, the first gets its punned jump again.
+ * by.)  With jumps to stubs, once the second goes, the first gets its
+ * punned jump again.
  */
 TEST(pun_neighbour_keeps_the_first_on_trap)
 {
 	const unsigned char *next = pun_r15.probe_at + pun_r15.len;
+	bool jumps = have_uprobe_jumps();
 	int first, second, round;
 
 	for (round = 0; round < 2; round++) {
@@ -761,14 +766,14 @@ TEST(pun_neighbour_keeps_the_first_on_trap)
 			ASSERT_EQ(1, run(&pun_r15, 1));	/* the pun goes in first */
 		second = probe(_metadata, next);
 		ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
-		if (!engine_is_base())
+		if (jumps)
 			EXPECT_EQ(0, jump_target(pun_r15.probe_at));
 		/* The loop passes the next instruction twice a call. */
 		EXPECT_EQ(CALLS + (round == 0), perf_count(first));
 		EXPECT_EQ(2 * CALLS, perf_count(second));
 		close(second);
 		ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
-		if (!engine_is_base())
+		if (jumps)
 			EXPECT_NE(0, jump_target(pun_r15.probe_at))
 				TH_LOG("round %d: no jump once the neighbour went", round);
 		EXPECT_EQ(2 * CALLS + (round == 0), perf_count(first));
@@ -819,8 +824,8 @@ TEST(fork_without_memory_for_stubs_fails)
 /*
  * The program marks its [uprobes] mappings MADV_DONTFORK: a forked child,
  * to which fork copies none of them, runs the code behind a jump and a
- * punned one right all the same.  (Where hits need no [uprobes] page, as
- * the base's of these, there is nothing to mark.)
+ * punned one right all the same.  (Where these hits trap and are
+ * emulated, they need no [uprobes] page: there is nothing to mark.)
  */
 TEST(forked_child_despite_dontfork)
 {
@@ -868,8 +873,8 @@ TEST(pun_pages_unmapped)
 	unsigned long hop, stub;
 	int fd;
 
-	if (engine_is_base())
-		SKIP(return, "the base has no jumps");
+	if (kernel_lacks(_metadata, have_uprobe_jumps(), "jumps to stubs"))
+		return;
 	fd = probe(_metadata, pun_r15.probe_at);
 	ASSERT_EQ(1, run(&pun_r15, 1));
 	hop = jump_target(pun_r15.probe_at);
@@ -984,7 +989,7 @@ static long (*pun_many_fn(unsigned int i))(long x)
 }
 
 /*
- * Ours: /proc/PID/uprobes tells how each probe comes in: the breakpoint
+ * /proc/PID/uprobes tells how each probe comes in: the breakpoint
  * before a hit, then a jump, or a punned jump for an instruction shorter
  * than one; with the neighbour of a punned one probed, the breakpoint and
  * why.  Its first line counts the stub pages.
@@ -996,8 +1001,8 @@ TEST(proc_uprobes_tells_each_entry)
 	int nop5, pun, neighbour;
 	char line[512];
 
-	if (engine_is_base())
-		SKIP(return, "the base has no /proc/PID/uprobes");
+	if (kernel_lacks(_metadata, have_proc_uprobes(), "/proc/PID/uprobes"))
+		return;
 	nop5 = probe(_metadata, jump_nop);
 	pun = probe(_metadata, pun_r15.probe_at);
 	ASSERT_EQ(0, proc_uprobes_line(0, jump_nop, line, sizeof(line)));
@@ -1124,7 +1129,7 @@ TEST(proc_uprobes_while_the_leader_exits)
 }
 
 /*
- * Ours: a process has at most as many pages of hops as its first line of
+ * A process has at most as many pages of hops as its first line of
  * /proc/PID/uprobes says.  With two more nops probed than that, each
  * needing a page of its own, all are hit twice: as many as the pages left
  * are entered by a punned jump, the others stay on the breakpoint for
@@ -1136,8 +1141,8 @@ TEST(pun_hop_pages_limited)
 	int fd[PUN_MANY];
 	char line[512];
 
-	if (engine_is_base())
-		SKIP(return, "the base has no jumps");
+	if (kernel_lacks(_metadata, have_uprobe_jumps(), "jumps to stubs"))
+		return;
 	ASSERT_EQ(0, proc_uprobes_hop_pages(&used, &max));
 	ASSERT_LE(used, max);
 	n = max - used + 2;
@@ -1274,7 +1279,7 @@ TEST_F_TIMEOUT(slow, pun_memos_bounded, 300)
 }
 
 /*
- * Ours: a punned nop in text mapped by hand, then moved by mremap(): the
+ * A punned nop in text mapped by hand, then moved by mremap(): the
  * jump would move with the text but its hop would not, so it gives way
  * to the breakpoint first.  The moved text runs right, every call
  * counted, and gets a punned jump of its own.
@@ -1286,8 +1291,8 @@ TEST(pun_text_moved_by_mremap)
 	char line[512], *map, *hole, *moved;
 	int fd, file;
 
-	if (engine_is_base())
-		SKIP(return, "the base has no jumps");
+	if (kernel_lacks(_metadata, have_uprobe_jumps(), "jumps to stubs"))
+		return;
 	fd = probe(_metadata, pun_many);
 	file = open(self_path(), O_RDONLY);
 	ASSERT_LE(0, file);
@@ -1436,7 +1441,7 @@ static void debugged_child(int go, int tell)
  * byte and writes the word back (PTRACE_PEEKTEXT, POKETEXT).  The word
  * it reads shows no jump, the tracee stops right after the debugger's
  * int3, and once the word is back it runs on, its probe counting every
- * call.  Ours: the child read its own jump before.
+ * call.  With jumps to stubs, the child read its own jump before.
  */
 TEST(pun_debugger_breakpoint)
 {
@@ -1453,7 +1458,7 @@ TEST(pun_debugger_breakpoint)
 	if (!pid)
 		debugged_child(go[0], tell[1]);
 	ASSERT_EQ(1, read(tell[0], &first, 1));
-	if (!engine_is_base())
+	if (have_uprobe_jumps())
 		EXPECT_EQ(0xe9, first) TH_LOG("the child runs no jump at its probe");
 	ASSERT_EQ(0, ptrace(PTRACE_ATTACH, pid, NULL, NULL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -1596,7 +1601,7 @@ TEST_F(poke, debugger_breakpoint_in_and_out)
 	if (!self->pid)
 		poked_child(variant->t, go[0], tell[1]);
 	ASSERT_EQ(1, read(tell[0], &first, 1));
-	if (!engine_is_base())
+	if (have_uprobe_jumps())
 		ASSERT_EQ(0xe9, first) TH_LOG("the child runs no jump at its probe");
 	ASSERT_EQ(0, ptrace(PTRACE_ATTACH, self->pid, NULL, NULL));
 	ASSERT_EQ(self->pid, waitpid(self->pid, &status, 0));
@@ -1907,7 +1912,7 @@ static void __noreturn stepped_child(void)
 
 /*
  * A debugger single-steps a child through a call of a probed function
- * whose probe was hit once already (where ours put its jump): every stop
+ * whose probe was hit once already (its jump in place, if any): every stop
  * is outside [uprobes], the probed instruction takes one step, the
  * child's results are right and both calls are hits.
  */
@@ -1971,7 +1976,7 @@ static void on_segv(int sig, siginfo_t *info, void *ctx)
 }
 
 /*
- * Ours: a stub pushes below the red zone.  Where the stack ends right
+ * A stub pushes below the red zone.  Where the stack ends right
  * under it, the push faults in the stub, and the SIGSEGV is delivered as
  * at the probed instruction: ip and stack pointer as the program had them
  * there, never an address in [uprobes].
@@ -1986,8 +1991,8 @@ TEST(fault_in_stub_seen_at_probe)
 	char *stack;
 	int fd;
 
-	if (engine_is_base())
-		SKIP(return, "the base's breakpoint writes nothing on the stack");
+	if (kernel_lacks(_metadata, have_uprobe_jumps(), "jumps to stubs"))
+		return;
 	stack = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, stack);
 	ASSERT_EQ(0, mprotect(stack, page, PROT_NONE));
@@ -2141,7 +2146,7 @@ static void skip_in_child(struct __test_metadata *_metadata, int ret, long nr, l
 }
 
 /*
- * Ours: a debugger that would skip the uprobe syscall never sees a stub's,
+ * A debugger that would skip the uprobe syscall never sees a stub's,
  * which is taken before the syscall-entry work, as a trap would be.  The
  * first call put in the jump to the stub; the second goes through it, as
  * one hit like the first, and the child exits.
@@ -2150,8 +2155,8 @@ TEST(uprobe_syscall_of_stub_not_seen_by_debugger)
 {
 	struct skipped out;
 
-	if (engine_is_base())
-		SKIP(return, "the base has no uprobe syscall");
+	if (kernel_lacks(_metadata, have_uprobe_jumps(), "jumps to stubs"))
+		return;
 	skip_in_child(_metadata, 0, NR_UPROBE, 0, &out);
 	EXPECT_NE(0, out.jump) TH_LOG("no jump at the probe after a hit");
 	EXPECT_TRUE(out.jump_in_maps) TH_LOG("the jump goes to %#lx", out.jump);
@@ -2160,15 +2165,13 @@ TEST(uprobe_syscall_of_stub_not_seen_by_debugger)
 }
 
 /*
- * Ours: a debugger skips the uretprobe syscall of the return trampoline.
+ * A debugger skips the uretprobe syscall of the return trampoline.
  * The task gets SIGILL in the trampoline, and never runs its way out.
  */
 TEST(skipped_uretprobe_syscall_stops_in_trampoline)
 {
 	struct skipped out;
 
-	if (engine_is_base())
-		SKIP(return, "the base's trampoline goes on after a skipped syscall");
 	skip_in_child(_metadata, 1, NR_URETPROBE, 1, &out);
 	EXPECT_EQ(SIGILL, out.sig);
 	EXPECT_TRUE(uprobes_maps_hold(&out.maps, out.regs.rip))
@@ -2255,7 +2258,7 @@ static void expect_dispatching_child(struct __test_metadata *_metadata,
 /*
  * A thread that blocks its syscalls with syscall user dispatch runs the
  * probed code right, each call one hit, and is never sent SIGSYS for a
- * syscall it did not make: ours lets the stubs' syscall through, as the
+ * syscall it did not make: uprobes let the stubs' syscall through, as the
  * kernel does the vDSO's sigreturn.
  */
 TEST_F(jump, syscalls_blocked_by_user_dispatch)
@@ -2264,16 +2267,14 @@ TEST_F(jump, syscalls_blocked_by_user_dispatch)
 }
 
 /*
- * Ours: the same for a return probe, whose trampoline's syscall is let
+ * The same for a return probe, whose trampoline's syscall is let
  * through too.  The function starts with a push, which makes no jump: the
- * trampoline's is the only syscall of ours on the way.
+ * trampoline's is the only syscall of uprobes on the way.
  */
 TEST(return_probe_with_syscalls_blocked_by_user_dispatch)
 {
 	static const struct target t = { jump_never, jump_never, plus1 };
 
-	if (engine_is_base())
-		SKIP(return, "the base dispatches its trampoline's syscall: SIGSEGV");
 	expect_dispatching_child(_metadata, &t, 1);
 }
 
@@ -2309,7 +2310,7 @@ static void __noreturn foreign_syscall_child(void)
 }
 
 /*
- * Ours: only the uprobe syscall of a stub gets past syscall user
+ * Only the uprobe syscall of a stub gets past syscall user
  * dispatch; another syscall made by a jump to the stub's syscall
  * instruction is dispatched.
  */
@@ -2318,8 +2319,8 @@ TEST(other_syscall_at_stub_is_dispatched)
 	int status;
 	pid_t pid;
 
-	if (engine_is_base())
-		SKIP(return, "the base has no stubs");
+	if (kernel_lacks(_metadata, have_uprobe_jumps(), "jumps to stubs"))
+		return;
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
@@ -2359,13 +2360,14 @@ TEST(direct_uprobe_syscall_fails)
 
 /*
  * In a child stopped for its tracer, which has a probe on jump_nop: two
- * calls (the second through the stub on ours), then the uprobe syscall
+ * calls (the second through the stub, if any), then the uprobe syscall
  * made directly.  Exits 0 if the calls were right and the syscall failed
- * as it should, 3 if ours made no jump.
+ * as it should, 3 if a kernel with jumps made none.
  */
 static void __noreturn direct_syscall_child(void)
 {
-	int want = engine_is_base() ? nonexistent_errno() : EPROTO;
+	int want = have_uprobe_syscall() ? EPROTO : nonexistent_errno();
+	bool jumps = have_uprobe_jumps();
 	long ret;
 
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
@@ -2373,7 +2375,7 @@ static void __noreturn direct_syscall_child(void)
 	raise(SIGSTOP);
 	if (jump_nop(1) != 2 || jump_nop(2) != 3)
 		_exit(1);
-	if (!engine_is_base() && !jump_target(jump_nop))
+	if (jumps && !jump_target(jump_nop))
 		_exit(3);
 	errno = 0;
 	ret = syscall(NR_UPROBE);
@@ -2383,13 +2385,13 @@ static void __noreturn direct_syscall_child(void)
 /*
  * The uprobe syscall made directly, by a program whose probe was hit
  * through a stub, is an ordinary syscall: a PTRACE_SYSCALL tracer sees it,
- * and it alone (never the stub's), and sees it fail: EPROTO on ours, as a
+ * and it alone (never the stub's), and sees it fail: EPROTO, or as a
  * syscall that does not exist (ENOSYS) where it does not.
  */
 TEST(direct_uprobe_syscall_seen_by_tracer)
 {
 	struct syscall_watch w = { .nr = NR_UPROBE, .ret = 1 };
-	long want = -(engine_is_base() ? nonexistent_errno() : EPROTO);
+	long want = -(have_uprobe_syscall() ? EPROTO : nonexistent_errno());
 	struct perf_event_attr attr;
 	struct user_regs_struct regs;
 	int status, fd, rc;
@@ -2475,9 +2477,9 @@ static int run_sysemu(pid_t pid, long *seen, long *uprobe_seen)
  * A tracer with PTRACE_SYSEMU (user-mode kernels, gVisor's ptrace
  * platform) emulates every syscall its tracee makes, and makes none: it
  * sees no syscall of a hit, only the tracee's exit_group after a loop of
- * calls without a syscall, and the tracee's sum is right (no stub of ours
+ * calls without a syscall, and the tracee's sum is right (no uprobes stub
  * is sent on with its syscall undone, to its ud2).  Each call is one
- * hit, and on ours the jump is in place.
+ * hit, and with jumps to stubs the jump is in place.
  */
 TEST_F(jump, sysemu_tracer_sees_no_hit)
 {
@@ -2516,7 +2518,7 @@ TEST_F(jump, sysemu_tracer_sees_no_hit)
 	EXPECT_EQ(0, seen) TH_LOG("the tracer saw %ld syscalls", seen);
 	EXPECT_EQ(want, sum);
 	EXPECT_EQ(SYSEMU_CALLS, count);
-	if (ours_only(_metadata, "the base has no jumps"))
+	if (kernel_lacks(_metadata, have_uprobe_jumps(), "jumps to stubs"))
 		return;
 	EXPECT_NE(NULL, strstr(line, t->len ? " punned-jump" : " jump"))
 		TH_LOG("no jump at the probe: %s", line);
@@ -2526,24 +2528,25 @@ TEST_F(jump, sysemu_tracer_sees_no_hit)
 #define STRACE_CALLS	200
 
 /*
- * What "uprobe_jump --straced ENGINE" does, run by strace: probes
- * jump_nop and pun_push_rbp, calls each once (where ours puts its jump,
+ * What "uprobe_jump --straced" does, run by strace: probes jump_nop and
+ * pun_push_rbp, calls each once (where a kernel with jumps puts its jump,
  * and its punned jump), then STRACE_CALLS times, each after a getppid().
  * Exits 0 if every call was right and one hit, 1 on a wrong result, 2 if
- * the hits were miscounted, 3 if ours made no jump, 4 if a probe could not
- * be made.  ENGINE ("base" or "ours") comes from the test: asking the
- * kernel would show strace a syscall.
+ * the hits were miscounted, 3 if a kernel with jumps made none, 4 if a
+ * probe could not be made.  Whether the kernel has jumps is asked before
+ * the loop, whose syscalls the test counts.
  */
-static void __noreturn straced_main(bool base)
+static void __noreturn straced_main(void)
 {
 	int fd = self_probe(jump_nop), pun = self_probe(pun_push_rbp);
+	bool jumps = have_uprobe_jumps();
 	long i;
 
 	if (fd < 0 || pun < 0)
 		_exit(4);
 	if (jump_nop(0) != 1 || pun_push_rbp(0) != 1)
 		_exit(1);
-	if (!base && (!jump_target(jump_nop) || !jump_target(pun_push_rbp)))
+	if (jumps && (!jump_target(jump_nop) || !jump_target(pun_push_rbp)))
 		_exit(3);
 	for (i = 0; i < STRACE_CALLS; i++) {
 		syscall(SYS_getppid);
@@ -2576,11 +2579,11 @@ static bool strace_syscall(const char *line, char *name, size_t size)
 /* What strace showed of the program's loop. */
 struct strace_seen {
 	int getppid;	/* getppid() lines */
-	int ours;	/* lines of the uprobe syscall, by any name */
+	int uprobe;	/* lines of the uprobe syscall, by any name */
 	int loop;	/* lines from the first getppid() to the last */
 };
 
-/* Reads strace's output file @path into @s, and logs a line of ours; 0 or -1. */
+/* Reads strace's output file @path into @s, and logs a uprobe syscall line; 0 or -1. */
 static int strace_read(struct __test_metadata *_metadata, const char *path,
 		       struct strace_seen *s)
 {
@@ -2600,9 +2603,9 @@ static int strace_read(struct __test_metadata *_metadata, const char *path,
 		if (!strcmp(name, "uprobe") || !strcmp(name, "syscall_0x150") ||
 		    !strcmp(name, "syscall_336")) {
 			line[strcspn(line, "\n")] = '\0';
-			if (!s->ours)
+			if (!s->uprobe)
 				TH_LOG("strace: %s", line);
-			s->ours++;
+			s->uprobe++;
 		}
 		if (strcmp(name, "getppid"))
 			continue;
@@ -2617,17 +2620,15 @@ static int strace_read(struct __test_metadata *_metadata, const char *path,
 }
 
 /*
- * Under strace, a program whose probes are hit through a stub (on ours),
+ * Under strace, a program whose probes are hit through a stub (with jumps),
  * one by a punned jump, shows its own syscalls only: none for a hit, and
- * in its loop exactly its getppid() calls, one a call.  The base's
- * breakpoint shows nothing either.
+ * in its loop exactly its getppid() calls, one a call.  The breakpoint of
+ * a kernel that traps on every hit shows nothing either.
  */
 TEST(strace_shows_no_hit)
 {
 	char out[] = "/tmp/uprobe_jump_strace.XXXXXX";
-	char *engine = engine_is_base() ? "base" : "ours";
-	char *const argv[] = { STRACE, "-f", "-o", out, (char *)self_path(), "--straced", engine,
-			       NULL };
+	char *const argv[] = { STRACE, "-f", "-o", out, (char *)self_path(), "--straced", NULL };
 	struct strace_seen seen;
 	int fd, rc;
 
@@ -2641,7 +2642,7 @@ TEST(strace_shows_no_hit)
 	unlink(out);
 	EXPECT_EQ(0, rc) TH_LOG("the traced program: exit %d (1 a wrong result, 2 hits %s)", rc,
 				"miscounted, 3 no jump, 4 no probe");
-	EXPECT_EQ(0, seen.ours) TH_LOG("strace showed the uprobe syscall %d times", seen.ours);
+	EXPECT_EQ(0, seen.uprobe) TH_LOG("strace showed the uprobe syscall %d times", seen.uprobe);
 	EXPECT_EQ(STRACE_CALLS, seen.getppid);
 	EXPECT_EQ(STRACE_CALLS, seen.loop) TH_LOG("%d lines in the loop", seen.loop);
 }
@@ -2829,8 +2830,8 @@ static void keep_calls(struct __test_metadata *_metadata, const struct keep_case
 /*
  * Each kind of probed instruction of 5 bytes or more keeps every general
  * register, the flags, xmm0 and xmm15 as it leaves them unprobed: at the
- * first hit (the breakpoint) and at each after it, through the stub on
- * ours.  The calls before the probe check the expectations.
+ * first hit (the breakpoint) and at each after it, through the stub, if
+ * any.  The calls before the probe check the expectations.
  */
 TEST_F(keep, registers_flags_and_xmm)
 {
@@ -2839,7 +2840,7 @@ TEST_F(keep, registers_flags_and_xmm)
 	keep_calls(_metadata, c, 0, 4);
 	self->fd = probe(_metadata, c->insn);
 	keep_calls(_metadata, c, 4, 5);
-	if (!engine_is_base())
+	if (have_uprobe_jumps())
 		ASSERT_NE(0, jump_target(c->insn)) TH_LOG("no jump at the probe after a hit");
 	keep_calls(_metadata, c, 5, KEEP_CALLS);
 	EXPECT_EQ(KEEP_CALLS - 4, perf_count(self->fd));
@@ -2848,7 +2849,7 @@ TEST_F(keep, registers_flags_and_xmm)
 int main(int argc, char **argv)
 {
 	/* The program strace_shows_no_hit has strace run. */
-	if (argc == 3 && !strcmp(argv[1], "--straced"))
-		straced_main(!strcmp(argv[2], "base"));
+	if (argc == 2 && !strcmp(argv[1], "--straced"))
+		straced_main();
 	return test_harness_run(argc, argv);
 }

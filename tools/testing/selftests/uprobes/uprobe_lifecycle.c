@@ -7,6 +7,7 @@
  * the probe goes.  Every test counts hits exactly, in uprobe_profile and per
  * task in the trace buffer.
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,8 +40,9 @@ TARGET long life_target(long x)
 /*
  * On arm64 both are adds: stepped, as every instruction it does not
  * simulate.  On x86-64 life_direct's lea starts 4 bytes before the end of
- * a page, where ours makes no jump (a jump would cross into the next
- * page): its hits run it from the task's own slot, or step it.
+ * a page, where a kernel with jumps to stubs makes none (a jump would
+ * cross into the next page): its hits run it from the task's own slot, or
+ * step it.
  */
 asm(".pushsection .text\n"
 #ifndef __aarch64__
@@ -239,9 +241,10 @@ TEST_F(life, threads)
 #define CROWD_ROUNDS 3
 #define CROWD_CALLS 3
 /*
- * Ours on x86-64: how many threads of a process keep an XOL slot of their
- * own at once (32 pages of 64 slots, less the trampoline's, the 64
- * probes' slots and 16 left for steps: Documentation/trace/uprobes.rst).
+ * x86-64 with jumps to stubs: how many threads of a process keep an XOL
+ * slot of their own at once (32 pages of 64 slots, less the trampoline's,
+ * the 64 probes' slots and 16 left for steps:
+ * Documentation/trace/uprobes.rst).
  */
 #define OWN_SLOTS 1967
 #define CROWD_PAST 69
@@ -300,10 +303,8 @@ static int crowd_round(struct crowd *c)
  * arch_uprobe_pre_xol(), where every step starts, is never hit.  Three
  * rounds of them, one after the other, more than the XOL area can hold
  * at once: the slots of exited threads are used again.  A probed popfq,
- * which is stepped, shows that the kprobe sees steps.  (The base engine
- * steps every such instruction: there only the hits are counted.  So does
- * arm64, whose instructions ours does not run without a step either: that
- * is x86's alone.)
+ * which is stepped, shows that the kprobe sees steps.  (x86-64 kernels
+ * with jumps to stubs run it so; others, and arm64, step every such call.)
  */
 TEST_F_TIMEOUT(life, thousand_threads_run_direct, 300)
 {
@@ -312,7 +313,7 @@ TEST_F_TIMEOUT(life, thousand_threads_run_direct, 300)
 	int round;
 
 #ifdef __x86_64__
-	if (!engine_is_base())
+	if (have_uprobe_jumps())
 		crowd_steps = 0;
 #endif
 	ASSERT_EQ(0, add_self_probe("p", "crowd", life_direct, NULL));
@@ -335,9 +336,10 @@ TEST_F_TIMEOUT(life, thousand_threads_run_direct, 300)
 
 /*
  * CROWD_PAST threads more than can keep a slot of their own, alive at
- * once: on ours x86-64 the first OWN_SLOTS run the instruction out of line
- * from their slots, and the others step it, each call: exactly
- * CROWD_PAST * CROWD_CALLS steps.  Elsewhere every call steps.
+ * once: on x86-64 with jumps to stubs the first OWN_SLOTS run the
+ * instruction out of line from their slots, and the others step it, each
+ * call: exactly CROWD_PAST * CROWD_CALLS steps.  Elsewhere every call
+ * steps.
  */
 TEST_F_TIMEOUT(life, crowd_past_the_slots, 300)
 {
@@ -345,7 +347,7 @@ TEST_F_TIMEOUT(life, crowd_past_the_slots, 300)
 	struct crowd c = { .threads = CROWD_MAX };
 
 #ifdef __x86_64__
-	if (!engine_is_base())
+	if (have_uprobe_jumps())
 		steps = CROWD_PAST * CROWD_CALLS;
 #endif
 	ASSERT_EQ(0, add_self_probe("p", "crowd", life_direct, NULL));
@@ -363,14 +365,18 @@ TEST_F_TIMEOUT(life, crowd_past_the_slots, 300)
 #define TURNS_THREADS 16
 #define TURNS_CALLS 1000
 
-/* A probe on @func, without a jump (ours): it is stepped at every hit. */
+/*
+ * A probe on @func, without a jump (%nojump, where the kernel has jumps to
+ * stubs): it is stepped at every hit.
+ */
 static int add_stepped_probe(const char *event, const void *func)
 {
 	unsigned long off = self_offset(func);
 
 	if (!off)
 		return -ENOENT;
-	return uprobe_event_add("p:%s/%s %s:0x%lx%%nojump", GROUP, event, self_path(), off);
+	return uprobe_event_add("p:%s/%s %s:0x%lx%s", GROUP, event, self_path(), off,
+				have_uprobe_jumps() ? "%nojump" : "");
 }
 
 static void *steps_by_turns(void *p)
@@ -386,13 +392,13 @@ static void *steps_by_turns(void *p)
 /*
  * Two probes stepped by turns, at every call of life_stepped() (its
  * pushfq and popfq; on arm64 its mov and add), by TURNS_THREADS threads of
- * one process at once.  Ours steps each in its probe's own XOL slot, whose
- * code no step rewrites: no thread runs the other probe's instruction.
- * Every result right, every hit stepped (a kprobe on arch_uprobe_pre_xol())
- * and counted.  Ours only: the base's engine, which writes a slot at every
+ * one process at once.  Each is stepped in its probe's own XOL slot,
+ * whose code no step rewrites: no thread runs the other probe's
+ * instruction.  Every result right, every hit stepped (a kprobe on
+ * arch_uprobe_pre_xol()) and counted.  (6.12, which writes a slot at every
  * step, under QEMU's multi-threaded TCG now and then has a thread run the
- * slot's instruction of an earlier step, here the other probe's (the
- * thread dies of SIGTRAP; on 29 November, 1 run of 1).
+ * slot's instruction of an earlier step, here the other probe's: the
+ * thread dies of SIGTRAP.)
  */
 TEST_F_TIMEOUT(life, steps_by_turns_in_threads, 300)
 {
@@ -400,8 +406,6 @@ TEST_F_TIMEOUT(life, steps_by_turns_in_threads, 300)
 	long bad = 0;
 	int n;
 
-	if (ours_only(_metadata, "the base's threads now and then run another probe's copy"))
-		return;
 	ASSERT_EQ(0, add_stepped_probe("first", life_stepped));
 	ASSERT_EQ(0, add_stepped_probe("second", life_stepped_popf));
 	ASSERT_EQ(0, event_enable(GROUP, "first", 1));

@@ -2,23 +2,23 @@
 /*
  * uprobe_nojump: the controls that keep a probe's jump out.
  *
- * Ours gives a probed instruction of 5 bytes or more a jump to a stub once
- * hit (see uprobe_jump.c): it rewrites bytes 1-4 of the instruction too,
+ * Uprobes give a probed instruction of 5 bytes or more a jump to a stub once
+ * hit (see uprobe_jump.c): they rewrite bytes 1-4 of the instruction too,
  * where the breakpoint leaves them be.  Code that branches into the middle
  * of the probed instruction then runs the jump's bytes.  What keeps them
- * out, checked here (ours only, but where noted):
+ * out, checked here (on a kernel with jumps, or on any where noted):
  *  - debug.uprobes-jumps=0 takes every jump out at once, while threads hit
  *    the probe, and gives none until it is 1 again;
  *  - a uprobe event with %nojump keeps its probe to the breakpoint, also
  *    for another event on the same place, and takes out a jump already
  *    there; uprobe_events lists the suffix; a misspelt suffix is refused
- *    (on both kernels);
+ *    (on any kernel);
  *  - a branch into a jumped instruction faults, and the kernel says so,
  *    once, naming the file; with %nojump or the sysctl 0 the branch runs
- *    right (on the base, whose breakpoint is one byte, it does so anyway);
+ *    right (as it does anyway where the kernel has no jumps);
  *  - a RIP-relative load whose operand no stub page can reach gets no
  *    stub, and is not tried again at each hit (a kprobe on try_jump()
- *    counts the tries); it runs right and counts each hit on both.
+ *    counts the tries); it runs right and counts each hit on any kernel.
  * The last two map their code from a file of their own at a fixed low
  * address, with free pages under it: the stub page goes in the highest
  * free page under the probed code, so the test knows where it lands.
@@ -369,7 +369,7 @@ static bool hitters_go_on(struct hitter *h, long n)
 }
 
 /*
- * Ours: two threads hit a probed 5-byte nop.  Its jump comes; the sysctl
+ * Two threads hit a probed 5-byte nop.  Its jump comes; the sysctl
  * set to 0 puts the breakpoint back at once, with the instruction's bytes
  * 1-4 after it, and no jump comes while the threads go on; set to 1, the
  * jump is back after the next hits.  Every call computes right and is one
@@ -383,8 +383,8 @@ TEST_F_TIMEOUT(nojump, sysctl_off_and_on_under_threads, 120)
 	long calls = 0, wrong = 0;
 	int i;
 
-	if (engine_is_base())
-		SKIP(return, "the base has no jumps, and no debug.uprobes-jumps");
+	if (kernel_lacks(_metadata, have_uprobe_jumps(), "jumps to stubs"))
+		return;
 	ASSERT_NE(0, off);
 	ASSERT_EQ(0, file_bytes(self_path(), off, orig, sizeof(orig)));
 	code_at(nj_nop5, now);
@@ -447,7 +447,7 @@ static long calls_on_breakpoint(const unsigned char *orig, long n)
 }
 
 /*
- * Ours: an event with %nojump keeps its probe to the breakpoint over many
+ * An event with %nojump keeps its probe to the breakpoint over many
  * hits, listed with the suffix (also after %return); a second event
  * without it on the same place gets no jump either while the first is
  * enabled, and gets one at its next hit once the first is disabled; the
@@ -464,8 +464,8 @@ TEST_F(nojump, suffix_keeps_the_breakpoint)
 	ASSERT_NE(0, off);
 	ASSERT_EQ(0, file_bytes(self_path(), off, orig, sizeof(orig)));
 	err = uprobe_event_add("p:" GROUP "/nj %s:0x%lx%%nojump", self_path(), off);
-	if (engine_is_base())
-		SKIP(return, "the base refuses %%nojump: %s", strerror(-err));
+	if (kernel_lacks(_metadata, err != -EINVAL, "%nojump"))
+		return;
 	ASSERT_EQ(0, err);
 	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/rnj %s:0x%lx%%return%%nojump",
 				      self_path(), off));
@@ -502,7 +502,7 @@ TEST_F(nojump, suffix_keeps_the_breakpoint)
 
 /*
  * A misspelt suffix (%nojmp) is refused with EINVAL, leaves nothing, and
- * error_log says so with a caret under the '%'.  Both kernels.
+ * error_log says so with a caret under the '%'.
  */
 TEST_F(nojump, misspelt_suffix_refused)
 {
@@ -595,7 +595,7 @@ static long far_calls(struct far *f, long n)
 /*
  * A probed RIP-relative load whose operand is out of reach of any stub:
  * every call loads the right value and is one hit, and the instruction
- * keeps its breakpoint (ours makes no jump: it has no stub).  Both kernels.
+ * keeps its breakpoint (no jump: it can have no stub).
  */
 TEST_F(nojump, far_rip_load_runs_right)
 {
@@ -613,7 +613,7 @@ TEST_F(nojump, far_rip_load_runs_right)
 }
 
 /*
- * Ours: the same load is tried for a stub once, at its first hit; then the
+ * The same load is tried for a stub once, at its first hit; then the
  * probe is marked, and no later hit tries again.  A kprobe on try_jump()
  * counts the tries: 1, where every hit would try without the mark.
  */
@@ -623,8 +623,8 @@ TEST_F(nojump, far_rip_load_no_stub_tried_once)
 	struct far f;
 	long tries;
 
-	if (engine_is_base())
-		SKIP(return, "the base has no stubs");
+	if (kernel_lacks(_metadata, have_uprobe_jumps(), "jumps to stubs"))
+		return;
 	if (!have_kprobe_events())
 		SKIP(return, "no kprobe events in this kernel");
 	ASSERT_EQ(0, far_map(self->path, &f));
@@ -653,7 +653,7 @@ TEST_F(nojump, far_rip_load_no_stub_tried_once)
  * probed instruction); else 2, by a branch to the cmp's second byte, where
  * its immediate holds mov $2, %al; nop; ret.
  *
- * Where ours puts the stub: in the page under the code, the page's first
+ * Where the kernel puts the stub: in the page under the code, the page's first
  * stub (this mm has no other).  The jump's rel32 is then
  * -(4096 + HIDDEN_CMP + 5) = -0x10fa: bytes 06 ef ff ff, whose first, push
  * %es, is invalid in 64-bit code.  The branch into the jump faults there.
@@ -708,7 +708,7 @@ FIXTURE_VARIANT(hidden) {
 	bool jumps_off;		/* the child sets debug.uprobes-jumps to 0 */
 };
 
-/* A plain event: ours faults in the jump; the base runs right. */
+/* A plain event: the branch faults in the jump, if any, else runs right. */
 FIXTURE_VARIANT_ADD(hidden, jumps) {
 	.suffix = "",
 };
@@ -784,34 +784,39 @@ static void __noreturn hidden_child(unsigned long code, bool jumps_off)
 
 /*
  * Code branches into the immediate of a probed cmp, which hides an
- * instruction.  Ours, plain event: the cmp has its jump after the first
- * hit, the branch runs the jump's byte 1, push %es, invalid in 64-bit
- * code: SIGILL there, each time (twice here), and the kernel logs it
- * once, naming the file and offset and the sysctl.  With %nojump
- * or debug.uprobes-jumps=0 (set after the jump came) the breakpoint is
- * there and the branch runs right, with nothing logged.  The base, whose
- * breakpoint is one byte, runs the branch right with a plain event.  Every
- * call from the start computes right and is one hit.
+ * instruction.  With jumps to stubs, a plain event: the cmp has its jump
+ * after the first hit, the branch runs the jump's byte 1, push %es,
+ * invalid in 64-bit code: SIGILL there, each time (twice here), and the
+ * kernel logs it once, naming the file and offset and the sysctl.  With
+ * %nojump or debug.uprobes-jumps=0 (set after the jump came) the
+ * breakpoint is there and the branch runs right, with nothing logged.  A
+ * kernel without jumps, whose breakpoint is one byte, runs the branch
+ * right with a plain event, and logs nothing.  Every call from the start
+ * computes right and is one hit.
  */
 TEST_F(hidden, branch_into_the_probed_instruction)
 {
-	bool faults = !engine_is_base() && !variant->jumps_off && !variant->suffix[0];
+	bool jumps = have_uprobe_jumps();
+	bool faults = jumps && !variant->jumps_off && !variant->suffix[0];
 	long (*hidden)(long x);
 	struct hidden_report *r;
 	char offset[32];
 	unsigned long code;
-	int status, logged, i;
+	int status, logged, i, err;
 	pid_t pid;
 
-	if (engine_is_base() && (variant->jumps_off || variant->suffix[0]))
-		SKIP(return, "the base has neither %%nojump nor debug.uprobes-jumps");
+	if (variant->jumps_off && kernel_lacks(_metadata, jumps, "debug.uprobes-jumps"))
+		return;
 	code = hidden_map(self->path);
 	ASSERT_NE(0, code);
 	hidden = (long (*)(long x))(code + HIDDEN_ENTRY);
 	ASSERT_EQ(1, hidden(0));
 	ASSERT_EQ(2, hidden(1));
-	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/hidden %s:0x%x%s", self->path, HIDDEN_CMP,
-				      variant->suffix));
+	err = uprobe_event_add("p:" GROUP "/hidden %s:0x%x%s", self->path, HIDDEN_CMP,
+			       variant->suffix);
+	if (variant->suffix[0] && kernel_lacks(_metadata, err != -EINVAL, "%nojump"))
+		return;
+	ASSERT_EQ(0, err);
 	ASSERT_EQ(0, event_enable(GROUP, "hidden", 1));
 
 	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -853,8 +858,6 @@ TEST_F(hidden, branch_into_the_probed_instruction)
 			EXPECT_TRUE(r->jump) TH_LOG("no jump before the sysctl");
 	}
 	munmap(r, sizeof(*r));
-	if (ours_only(_metadata, "the base logs nothing of the kind"))
-		return;
 
 	/* The log names the file (its last component) and the offset. */
 	snprintf(offset, sizeof(offset), "0x%x", HIDDEN_CMP);

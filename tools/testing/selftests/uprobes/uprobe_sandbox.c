@@ -3,12 +3,12 @@
  * uprobe_sandbox: probes in a process that seccomp confines.
  *
  * A probe must never kill the process it watches.  The hits of a return
- * probe leave through the uretprobe syscall (335) on x86-64, and ours
- * brings the hits of a jumped-to instruction in through the uprobe
+ * probe leave through the uretprobe syscall (335) on x86-64, and stubs
+ * bring the hits of a jumped-to instruction in through the uprobe
  * syscall (336); seccomp lets both through every filter, and strict mode
  * too.  A child confined by strict mode, or by a filter that kills the
  * process on any syscall but write and exit, calls a function probed at
- * entry and at return: through a 5-byte nop (a jump to a stub on ours)
+ * entry and at return: through a 5-byte nop (a jump to a stub, if any)
  * and through a 1-byte one (the breakpoint).  It must live, compute the
  * right sum, and every call must be counted once at entry and once at
  * return.  On arm64, with neither syscall (a return probe returns

@@ -31,12 +31,13 @@
  * every result was right and nothing was killed), the stable counts must
  * be exact, no probe or event may be left, the SDT semaphore must be back
  * to 0, the workers' text must hold no page of their own, and kmemleak,
- * where the kernel has it, must report nothing.  The console is checked by
- * the pipeline (dev/console-check.sh).
+ * where the kernel has it, must report nothing.  Nor may the kernel log a
+ * warning meanwhile, which is left to the runner to check.
  *
  * UPROBE_TORTURE_SECONDS sets the duration (default 60), and
  * UPROBE_TORTURE_SEED the seed of the churner's and lifecycle's choices
- * (default: the time), printed for replay.
+ * (default: the time), printed for replay.  UPROBE_TORTURE_NO_PTRACE_STEPS,
+ * set to anything, leaves the single-stepped child out of the lifecycle.
  *
  * Also: 500 threads of one process at once on every class, counted
  * exactly.
@@ -657,8 +658,7 @@ static int traced_ip(pid_t pid, unsigned long *ip)
  * the [uprobes] mappings, which it must never see: they stand for the
  * probed address.  The return-probe trampoline, the first 64 bytes of the
  * XOL area (the largest of those mappings), is where a probed function
- * returns to: a step of its ret lands there, on both engines.  The base
- * steps in its slots: only ours is held to this.
+ * returns to: a step of its ret lands there.
  */
 static bool shows_uprobes(pid_t pid)
 {
@@ -666,8 +666,6 @@ static bool shows_uprobes(pid_t pid)
 	unsigned long ip;
 	int i, xol = 0;
 
-	if (engine_is_base())
-		return false;
 	if (traced_ip(pid, &ip))
 		return true;
 	/* Most steps are in the program: no need to read the maps there. */
@@ -720,18 +718,14 @@ static int life_ptrace(void)
 }
 
 /*
- * Whether a debugger may single-step a probed child here.  The base's
- * arm64 warns in the kernel log at every step of a task that hit a probe
- * once (its uprobe_single_step_handler(); an arm64 patch of the series
- * fixes that), which would fail the run for a warning of the base's.
+ * Whether a debugger may single-step a probed child here: not where
+ * UPROBE_TORTURE_NO_PTRACE_STEPS is set, for a kernel that warns at every
+ * step of a task that hit a probe once (arm64 before its
+ * uprobe_single_step_handler() warned only in a step of uprobes).
  */
 static bool ptrace_steps_ok(void)
 {
-#ifdef __aarch64__
-	return !engine_is_base();
-#else
-	return true;
-#endif
+	return !getenv("UPROBE_TORTURE_NO_PTRACE_STEPS");
 }
 
 static void __noreturn lifecycle(void)
@@ -902,7 +896,7 @@ TEST_F_TIMEOUT(torture, everything_at_once, 4 * 3600)
 	EXPECT_EQ(NULL, strstr(tfs_read("uprobe_events") ?: "?", ":"));
 	if (module)
 		EXPECT_EQ(0, kmod_unload(TEST_MOD_NAME));
-	/* Only leaks of ours: early boot leaves some of its own. */
+	/* Only leaks of uprobes: early boot leaves some of its own. */
 	leaks = kmemleak_report();
 	if (leaks) {
 		EXPECT_EQ(NULL, strstr(leaks, "uprobe")) {
@@ -933,9 +927,8 @@ static void *crowd_member(void *arg)
  * 500 x 3 hits in uprobe_profile.  (Not perf events inherited by the
  * threads: on the debug kernel their counts stray by a few percent from
  * one function's event to another's, on counts the probes have right.)
- * Ours only: on the base's engine one of the threads now and then dies
- * of a SIGTRAP or a SIGILL (in two CI runs of 28 November, under load),
- * and the rest of the suite then finds its events left behind.
+ * 6.12 now and then kills one of the threads, of a SIGTRAP or a SIGILL,
+ * under load.
  */
 TEST_F_TIMEOUT(torture, five_hundred_threads_every_class, 1800)
 {
@@ -947,8 +940,6 @@ TEST_F_TIMEOUT(torture, five_hundred_threads_every_class, 1800)
 	void *ret;
 	int n;
 
-	if (ours_only(_metadata, "the base's engine now and then kills a thread of the 500"))
-		return;
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, sh);
 	tracing_reset();

@@ -308,11 +308,11 @@ TEST_F(uret, tail_call)
 /*
  * The kernel keeps at most URET_DEPTH_CAP pending return probes per task
  * (found by experiment: recursion of depth 200 reports exactly 64 returns,
- * those of the 64 outermost frames; it is MAX_URETPROBE_DEPTH of the base
- * kernel, which says "omit uretprobe due to aggressive recursion" in the
- * kernel log for the frames it drops).  Deeper frames get their entry
- * events but no return event; the program returns correctly everywhere and
- * the next shallow call has all of its returns reported again.
+ * those of the 64 outermost frames; it is MAX_URETPROBE_DEPTH of
+ * <linux/uprobes.h>, and the kernel logs a warning for the frames it
+ * drops).  Deeper frames get their entry events but no return event; the
+ * program returns correctly everywhere and the next shallow call has all
+ * of its returns reported again.
  */
 #define URET_DEPTH_CAP 64
 #define DEEP 200

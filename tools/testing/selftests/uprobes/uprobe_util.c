@@ -578,83 +578,33 @@ bool kmod_loaded(const char *name)
 	return access(dir, F_OK) == 0;
 }
 
-#ifndef __x86_64__
-/* Whether the kernel's symbol table has the function @name. */
-static bool kallsyms_has(const char *name)
+bool have_uprobe_jumps(void)
 {
-	char line[512], sym[256];
-	bool found = false;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%*s %*s %255s", sym) == 1 && !strcmp(sym, name);
-	fclose(f);
-	return found;
+	return access("/proc/sys/debug/uprobes-jumps", F_OK) == 0;
 }
-#endif
+
+bool have_proc_uprobes(void)
+{
+	return access("/proc/self/uprobes", F_OK) == 0;
+}
 
 /*
- * Asks the kernel.  On x86-64 our jump stubs enter it by syscall 336,
- * which from anywhere else changes nothing and fails with EPROTO; the base
- * has no syscall 336 there (ENOSYS).  Elsewhere, and in a 32-bit program
- * (whose 336 is perf_event_open), the symbol table tells: only our engine
- * has uprobe_unregister_synced().
+ * x86-64's uprobe syscall, called from anywhere but a stub, changes
+ * nothing and fails with EPROTO; elsewhere the number is another call's
+ * (a 32-bit program's 336 is perf_event_open), or none.
  */
-bool kernel_engine_is_base(void)
+bool have_uprobe_syscall(void)
 {
 #ifdef __x86_64__
-	return !(syscall(336) == -1 && errno == EPROTO);
+	return syscall(336) == -1 && errno == EPROTO;
 #else
-	return !kallsyms_has("uprobe_unregister_synced");
+	return false;
 #endif
-}
-
-int host_engine_is_base(void)
-{
-	const char *name = getenv(ENGINE_VARIABLE);
-
-	if (!name)
-		return -1;
-	if (!strcmp(name, "base"))
-		return 1;
-	if (!strcmp(name, "ours"))
-		return 0;
-	fprintf(stderr, "# %s is '%s', neither base nor ours\n", ENGINE_VARIABLE, name);
-	exit(KSFT_FAIL);
 }
 
 bool debug_kernel(void)
 {
 	return access("/sys/kernel/debug/kmemleak", F_OK) == 0;
-}
-
-bool engine_is_base(void)
-{
-	static int base = -1;
-	int host;
-
-	if (base >= 0)
-		return base;
-	base = kernel_engine_is_base();
-	host = host_engine_is_base();
-	if (host >= 0 && host != base) {
-		fprintf(stderr, "# the host built %s engine, but the kernel answers as %s\n",
-			host ? "the base's" : "our", base ? "the base's" : "ours");
-		exit(KSFT_FAIL);
-	}
-	return base;
-}
-
-int refusal_errno(void)
-{
-	return engine_is_base() ? ENOTSUPP_KERNEL : EOPNOTSUPP;
-}
-
-bool engine_refuses(const char *text)
-{
-	return engine_is_base() && strstr(text, "cs nopw");
 }
 
 static void kid_loop(int in, int out, void (*work)(long arg), long arg)

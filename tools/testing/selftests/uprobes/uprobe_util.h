@@ -17,9 +17,6 @@
 
 #define TRACEFS "/sys/kernel/tracing"
 
-/* The kernel's internal ENOTSUPP (include/linux/errno.h), not in UAPI. */
-#define ENOTSUPP_KERNEL 524
-
 /*
  * The kernel's shorthands for the attributes the tests need, which no
  * user-space header gives (kselftest.h has __printf and __noreturn).
@@ -244,56 +241,35 @@ int step_to_exit(unsigned long (*work)(void), void (*at)(unsigned long ip, void 
 #endif
 
 /*
- * Whether the kernel under test runs the base's uprobes engine rather than
- * ours, for the few behaviours where ours differs.  The host, which built
- * the kernel, says which in the environment (ENGINE_VARIABLE, "base" or
- * "ours"; guest/check.sh sets it), and the kernel must answer the same
- * (kernel_engine_is_base()): if it does not, the calling process prints why
- * and exits with KSFT_FAIL, which fails the calling test.  Without the
- * variable (a program run by hand), the kernel's answer.
+ * Features of uprobes a test may need, each told by the kernel's own
+ * interfaces, so that a test skips on a kernel without one
+ * (kernel_lacks()):
+ * have_uprobe_jumps(): x86-64 probes entered by jumps to stubs, which
+ * sysctl debug.uprobes-jumps turns on and off;
+ * have_proc_uprobes(): /proc/PID/uprobes;
+ * have_uprobe_syscall(): x86-64's uprobe syscall, which fails with EPROTO
+ * when called from anywhere but a stub (as libbpf asks).
  */
-bool engine_is_base(void);
+bool have_uprobe_jumps(void);
+bool have_proc_uprobes(void);
+bool have_uprobe_syscall(void);
 
-#define ENGINE_VARIABLE	"UPROBE_TEST_ENGINE"
-
-/*
- * What the host says (ENGINE_VARIABLE): 1 for the base's engine, 0 for ours,
- * -1 if it says nothing.  A value that is neither exits with KSFT_FAIL.
- */
-int host_engine_is_base(void);
-
-/*
- * What the kernel answers: on x86-64, whether syscall 336 (our jump stubs'
- * way in) is missing; elsewhere, whether a function of our engine alone is
- * missing from the symbol table.
- */
-bool kernel_engine_is_base(void);
-
-/* Whether the kernel has the debug checkers of DEBUG=1 (it has kmemleak). */
+/* Whether the kernel runs its debug checkers (it has kmemleak). */
 bool debug_kernel(void);
-
-/*
- * x86: the errno with which the engine under test refuses to probe an
- * instruction (ours: the documented EOPNOTSUPP; the base: its internal
- * ENOTSUPP, 524), and whether it refuses the one objdump wrote as @text
- * (ours none; the base the segment-prefixed nops, "cs nopw").
- */
-int refusal_errno(void);
-bool engine_refuses(const char *text);
 
 #ifdef __KSELFTEST_HARNESS_H
 /*
- * In a kselftest_harness test: whether what follows is a behaviour of our
- * engine alone that the test must not check here, on the base's engine.
- * The test then ends (the caller returns) as skipped, or as failed if a
- * check before this point failed.
+ * In a kselftest_harness test: whether the kernel lacks what follows needs,
+ * @what (@have false).  The test then ends (the caller returns) as
+ * skipped, or as failed if a check before this point failed.
  */
-static inline bool ours_only(struct __test_metadata *_metadata, const char *why)
+static inline bool kernel_lacks(struct __test_metadata *_metadata, bool have,
+				const char *what)
 {
-	if (!engine_is_base())
+	if (have)
 		return false;
 	if (_metadata->exit_code == KSFT_PASS)
-		SKIP(return true, "ours only: %s", why);
+		SKIP(return true, "the kernel has no %s", what);
 	return true;
 }
 #endif

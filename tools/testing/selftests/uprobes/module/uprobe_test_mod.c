@@ -26,7 +26,7 @@
  *			mm of process PID instead, or no mm at all if PID is 0
  *   reset		zero all counts and empty the log
  *
- * On kernels with uprobe_register_pid() (ours):
+ * On kernels with uprobe_register_pid() (EOPNOTSUPP elsewhere):
  *   pid ID PID VADDR [h] [r] [remove] [ax=VAL] [di=VAL] [sleep=MS]
  *			register consumer ID with uprobe_register_pid() at
  *			address VADDR of process PID; options as for reg
@@ -547,7 +547,7 @@ static int ut_parse_pid_request(struct ut_request *req, char *args)
 	while (!err && (tok = strsep(&args, " ")))
 		if (*tok)
 			err = ut_parse_option(req, tok);
-	/* The process is the pid's: no filter of ours. */
+	/* The process is the pid's: no pid= filter on top. */
 	if (!err && ((req->flags & UT_FILTER) || !(req->flags & (UT_HANDLER | UT_RET))))
 		err = -EINVAL;
 	req->flags |= UT_BY_PID;
