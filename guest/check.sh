@@ -84,13 +84,15 @@ report_leaks() {
 }
 
 # left_out SUITE: "-T TEST" for each test of SUITE that
-# dev/expected-failures leaves out on this engine and machine.
+# dev/expected-failures leaves out on this engine and machine: the
+# kselftest harness's -T takes a test's own name, the last part of
+# "fixture[.variant].test".
 left_out() {
 	awk -F '|' -v engine="$engine" -v arch="$arch" -v suite="$1" '
 		function field(i) { s = $i; gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
 		/^[ \t]*(#|$)/ { next }
 		(field(1) == engine || field(1) == "*") && (field(2) == arch || field(2) == "*") &&
-			field(3) == suite && field(5) == "not run" { print "-T"; print field(4) }' \
+			field(3) == suite && field(5) == "not run" { print "-T"; sub(/.*\./, "", $4); print field(4) }' \
 		"$here/../dev/expected-failures"
 }
 

@@ -909,20 +909,25 @@ static const unsigned char pun_r15_orig[2] = { 0x85, 0xff };
 /*
  * The program makes its text writable and rewrites the instruction after
  * a punned one (the jump's last bytes), as a self-patching program does:
- * the jump gives way before the store can land, so no call runs a jump
- * that leads elsewhere; the calls are right and counted.
+ * the jump (with jumps to stubs, in place before) gives way before the
+ * store can land, so no call runs a jump that leads elsewhere; the calls
+ * are right and counted.
  */
 TEST(pun_text_rewritten_by_the_program)
 {
 	unsigned char *next = (unsigned char *)pun_r15.probe_at + pun_r15.len;
 	void *page = page_of((unsigned long)next);
+	bool jumps = have_uprobe_jumps();
 	int fd;
 
 	fd = probe(_metadata, pun_r15.probe_at);
 	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+	if (jumps)
+		ASSERT_NE(0, jump_target(pun_r15.probe_at)) TH_LOG("no punned jump to rewrite");
 	ASSERT_EQ(0, mprotect(page, 2 * getpagesize(), PROT_READ | PROT_WRITE | PROT_EXEC));
 	memcpy(next, pun_r15_next, sizeof(pun_r15_next));
 	ASSERT_EQ(0, mprotect(page, 2 * getpagesize(), PROT_READ | PROT_EXEC));
+	EXPECT_EQ(0, jump_target(pun_r15.probe_at)) TH_LOG("the jump stayed over the store");
 	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
 	EXPECT_EQ(2 * CALLS, perf_count(fd));
 	close(fd);
@@ -935,13 +940,17 @@ TEST(pun_text_rewritten_by_the_program)
 TEST(pun_text_rewritten_through_proc_mem)
 {
 	unsigned long next = (unsigned long)pun_r15.probe_at + pun_r15.len;
+	bool jumps = have_uprobe_jumps();
 	int fd, mem;
 
 	fd = probe(_metadata, pun_r15.probe_at);
 	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
+	if (jumps)
+		ASSERT_NE(0, jump_target(pun_r15.probe_at)) TH_LOG("no punned jump to rewrite");
 	mem = open("/proc/self/mem", O_RDWR);
 	ASSERT_LE(0, mem);
 	ASSERT_EQ(sizeof(pun_r15_next), pwrite(mem, pun_r15_next, sizeof(pun_r15_next), next));
+	EXPECT_EQ(0, jump_target(pun_r15.probe_at)) TH_LOG("the jump stayed over the write");
 	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
 	EXPECT_EQ(2 * CALLS, perf_count(fd));
 	ASSERT_EQ(sizeof(pun_r15_orig), pwrite(mem, pun_r15_orig, sizeof(pun_r15_orig), next));
@@ -1439,13 +1448,15 @@ static void debugged_child(int go, int tell)
  * A debugger puts its breakpoint on the instruction after a punned one,
  * as gdb does after a function's prologue: it reads a word, changes the
  * byte and writes the word back (PTRACE_PEEKTEXT, POKETEXT).  The word
- * it reads shows no jump, the tracee stops right after the debugger's
- * int3, and once the word is back it runs on, its probe counting every
- * call.  With jumps to stubs, the child read its own jump before.
+ * it reads shows no jump, but the probe's breakpoint and the file's
+ * bytes after it (as this process, unprobed, has them); the tracee stops
+ * right after the debugger's int3, and once the word is back it runs on,
+ * its probe counting every call.  With jumps to stubs, the child read its
+ * own jump before.
  */
 TEST(pun_debugger_breakpoint)
 {
-	unsigned long at = (unsigned long)pun_r15.probe_at, word, bp;
+	unsigned long at = (unsigned long)pun_r15.probe_at, word, bp, file;
 	struct user_regs_struct regs;
 	int go[2], tell[2], status;
 	unsigned char first;
@@ -1465,7 +1476,8 @@ TEST(pun_debugger_breakpoint)
 	errno = 0;
 	word = ptrace(PTRACE_PEEKTEXT, pid, at, NULL);
 	ASSERT_EQ(0, errno);
-	EXPECT_NE(0xe9, word & 0xff) TH_LOG("the word read: %016lx", word);
+	memcpy(&file, pun_r15.probe_at, sizeof(file));
+	EXPECT_EQ((file & ~0xffUL) | 0xcc, word) TH_LOG("the word read: %016lx", word);
 	bp = (word & ~(0xffUL << 8 * pun_r15.len)) | 0xccUL << 8 * pun_r15.len;
 	ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, pid, at, bp));
 	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
@@ -1673,7 +1685,7 @@ static void on_storm(int sig, siginfo_t *info, void *ctx)
  * SIGUSR1 without a pause but for one call between two: the calls compute the
  * right thing, no handler sees an address in [uprobes], and each call is
  * one hit.  A first call makes the stub page, if any, before the maps are
- * read.
+ * read: with jumps to stubs, the jump it puts in leads into them.
  */
 TEST_F(jump, signal_storm)
 {
@@ -1685,6 +1697,10 @@ TEST_F(jump, signal_storm)
 	self->fd = probe(_metadata, t->probe_at);
 	ASSERT_EQ(1, run(t, 1));
 	ASSERT_EQ(0, uprobes_maps_read(0, &storm_maps));
+	if (have_uprobe_jumps())
+		ASSERT_TRUE(uprobes_maps_hold(&storm_maps, jump_target(t->probe_at)))
+			TH_LOG("the jump leads to %#lx, outside the %d [uprobes] mappings",
+			       jump_target(t->probe_at), storm_maps.n);
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 	storm_signals = 0;
 	storm_in_uprobes = 0;

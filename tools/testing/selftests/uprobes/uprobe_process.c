@@ -302,12 +302,22 @@ TEST_F(proc, jit_unmapped)
 /*
  * MADV_FREE, then reclaim of the page (MADV_PAGEOUT): the kernel keeps
  * probed code where it is, so the code and its probe are still there, and
- * every call runs right and is counted.
+ * every call runs right and is counted.  An unprobed page the same way
+ * first: reclaim drops it (it reads as zeros), or the test proves nothing.
  */
 TEST_F(proc, jit_madv_free_keeps_code)
 {
+	uint8_t *control;
 	INSN_UNIT first;
 
+	control = mmap(NULL, page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	ASSERT_NE(MAP_FAILED, control);
+	memcpy(control, add1_code, sizeof(add1_code));
+	ASSERT_EQ(0, madvise(control, page_size(), MADV_FREE));
+	ASSERT_EQ(0, madvise(control, page_size(), MADV_PAGEOUT));
+	EXPECT_EQ(0, control[0]) TH_LOG("reclaim kept an unprobed page after MADV_FREE");
+	munmap(control, page_size());
 	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
 	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
 	EXPECT_EQ(2, jit_call(&self->j, 1));
@@ -1049,7 +1059,8 @@ static void kill_child(pid_t pid)
  * An event names its process once: after that process has exited, a new
  * process with the same pid (pids wrap; clone3() with set_tid makes it
  * happen now) is a stranger.  Enabling the event again is refused with
- * ESRCH and an error_log line, and the new process is never probed.
+ * ESRCH and an error_log line, and the new process is never probed,
+ * though it calls the function meanwhile (an event on the file counts).
  */
 TEST_F(proc, tracer_pid_reused)
 {
@@ -1075,8 +1086,13 @@ TEST_F(proc, tracer_pid_reused)
 	ASSERT_EQ(first, second);
 	EXPECT_EQ(-ESRCH, event_enable("uproc", "reused", 1));
 	EXPECT_TRUE(error_logged("Probe not armed: its process is gone"));
+	ASSERT_EQ(0, uprobe_event_add("p:uproc/witness %s:0x%lx", self_path(),
+				      self_offset(proc_add)));
+	ASSERT_EQ(0, event_enable("uproc", "witness", 1));
 	usleep(200000);
 	EXPECT_EQ(hits, profile_hits("reused"));
+	EXPECT_LT(0, profile_hits("witness")) TH_LOG("the new process made no call");
+	event_enable("uproc", "witness", 0);
 	event_enable("uproc", "reused", 0);
 	kill_child(second);
 	tracing_reset();
