@@ -36,25 +36,15 @@ fail() {
 # expected_skips SUITE: the names of the tests of SUITE that
 # dev/expected-skips lets skip on this engine and architecture.
 expected_skips() {
-	awk -F '|' -v engine="$engine" -v arch="$arch" -v suite="$1" '
-		function field(i) { s = $i; gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
-		/^[ \t]*(#|$)/ { next }
-		NF != 5 { print "expected-skips: bad line: " $0 > "/dev/stderr"; exit 1 }
-		(field(1) == engine || field(1) == "*") && (field(2) == arch || field(2) == "*") &&
-			field(3) == suite { print field(4) }' "$expected"
+	awk -f "$(dirname "$0")/expected.awk" -v fields=5 -v engine="$engine" -v arch="$arch" \
+		-v suite="$1" "$expected"
 }
 
-# expected_failures SUITE: "RESULT<tab>TEST" for each test of SUITE that
+# expected_failures SUITE: "TEST<tab>RESULT" for each test of SUITE that
 # dev/expected-failures lists for this engine and architecture.
 expected_failures() {
-	awk -F '|' -v engine="$engine" -v arch="$arch" -v suite="$1" '
-		function field(i) { s = $i; gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
-		/^[ \t]*(#|$)/ { next }
-		NF != 6 || field(5) !~ /^(fails|may fail|not run)$/ {
-			print "expected-failures: bad line: " $0 > "/dev/stderr"; exit 1
-		}
-		(field(1) == engine || field(1) == "*") && (field(2) == arch || field(2) == "*") &&
-			field(3) == suite { print field(5) "\t" field(4) }' "$failures"
+	awk -f "$(dirname "$0")/expected.awk" -v fields=6 -v engine="$engine" -v arch="$arch" \
+		-v suite="$1" "$failures"
 }
 
 # tests_of SUITE RESULT: the name of each test SUITE's TAP gives RESULT
@@ -70,7 +60,7 @@ tests_of() {
 count_expected() {
 	local name=$1 result test
 	xfailed=0 xskipped=0
-	while IFS=$'\t' read -r result test; do
+	while IFS=$'\t' read -r test result; do
 		if tests_of "$name" 'not ok' | grep -qxF -- "$test"; then
 			if [ "$result" = 'not run' ]; then
 				fail "$name: $test ran (dev/expected-failures leaves it out on $engine)"

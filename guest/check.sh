@@ -88,12 +88,12 @@ report_leaks() {
 # kselftest harness's -T takes a test's own name, the last part of
 # "fixture[.variant].test".
 left_out() {
-	awk -F '|' -v engine="$engine" -v arch="$arch" -v suite="$1" '
-		function field(i) { s = $i; gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
-		/^[ \t]*(#|$)/ { next }
-		(field(1) == engine || field(1) == "*") && (field(2) == arch || field(2) == "*") &&
-			field(3) == suite && field(5) == "not run" { print "-T"; sub(/.*\./, "", $4); print field(4) }' \
-		"$here/../dev/expected-failures"
+	local test result
+	awk -f "$here/../dev/expected.awk" -v fields=6 -v engine="$engine" -v arch="$arch" \
+		-v suite="$1" "$here/../dev/expected-failures" |
+		while IFS=$'\t' read -r test result; do
+			[ "$result" != 'not run' ] || printf -- '-T\n%s\n' "${test##*.}"
+		done
 }
 
 run_suite() {

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # engine-tap.sh: whether the kernel runs the uprobes engine the host
-# built ($UPROBE_HOST_ENGINE: base or ours), as TAP.  The tests detect the features they need
-# and skip without them, and dev/expected-skips and dev/expected-failures
-# say what each engine must pass: a kernel that lost a feature would pass
-# for the base's, unless the host's word is checked against the kernel's.
-# Only ours has uprobe_register_pid().
+# built ($UPROBE_HOST_ENGINE: base or ours), as TAP.  The tests detect the
+# features they need and skip without them, and dev/expected-skips and
+# dev/expected-failures say what each engine must pass: a kernel that lost
+# a feature would pass for the base's, unless the host's word is checked
+# against the kernel's.  Only ours has uprobe_register_pid().
 set -euo pipefail
 
 engine=${UPROBE_HOST_ENGINE:?the host names no engine}
