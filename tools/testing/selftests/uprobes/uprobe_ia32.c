@@ -281,14 +281,10 @@ static void cov_probe_all(struct __test_metadata *_metadata, const struct ia32_w
 		err = event_enable(GROUP, event, 1);
 		refused[i] = err;
 		EXPECT_EQ(0, err) {
-			TH_LOG("%s+0x%lx %s: %s", insns[i].fn, insns[i].off, insns[i].text,
-			       err ? strerror(-err) : "probed");
-		}
-		if (!err)
-			continue;
-		nr_refused++;
-		ksft_print_msg("refused: %s+0x%lx %s: %s\n", insns[i].fn, insns[i].off,
+			TH_LOG("refused: %s+0x%lx %s: %s", insns[i].fn, insns[i].off,
 			       insns[i].text, strerror(-err));
+			nr_refused++;
+		}
 	}
 	ksft_print_msg("%zu instructions, %u refused\n", NR_INSNS, nr_refused);
 }

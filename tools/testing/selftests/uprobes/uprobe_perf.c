@@ -574,24 +574,24 @@ static void sled_run(long unused)
 TEST_F_TIMEOUT(perf, ten_thousand_events_open_close, 900)
 {
 	static INSN_UNIT sled[SLED_NOPS];
-	int want = SLED_NOPS, n, i, bad = 0;
 	struct rlimit files = { SLED_NOPS + 100, SLED_NOPS + 100 };
-	int *fds = calloc(want, sizeof(*fds));
+	int *fds = calloc(SLED_NOPS, sizeof(*fds));
+	int n, i, bad = 0;
 	time_t start = time(NULL);
 	struct kid kid;
 
 	ASSERT_NE(NULL, fds);
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &files));
 	ASSERT_EQ(0, kid_start(&kid, sled_run, 0, -1));
-	for (n = 0; n < want && time(NULL) - start < OPEN_BUDGET; n++) {
+	for (n = 0; n < SLED_NOPS && time(NULL) - start < OPEN_BUDGET; n++) {
 		fds[n] = probe_open((INSN_UNIT *)perf_sled + n, 0, NULL, kid.pid, -1, 0);
 		ASSERT_LE(0, fds[n]) {
 			TH_LOG("event %d: %s", n, strerror(-fds[n]));
 		}
 	}
 	TH_LOG("%d events in %lld s", n, (long long)(time(NULL) - start));
-	/* n <= want: on a kernel without the checkers, every one. */
-	EXPECT_LE(debug_kernel() ? 200 : want, n);
+	/* On a kernel without the checkers, every one. */
+	EXPECT_LE(debug_kernel() ? 200 : SLED_NOPS, n);
 	ASSERT_EQ(0, kid_run(&kid));
 	for (i = 0; i < n; i++)
 		bad += perf_count(fds[i]) != 1;
