@@ -358,9 +358,15 @@ int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
  *				anonymous memory, whose code may be rewritten)
  *   arch_uprobe_exec_name()	default: "step" (how a hit carries the
  *				instruction out, for /proc/PID/uprobes)
+ *   arch_uprobe_anon_swbp()	default: UPROBE_SWBP_INSN (the breakpoint
+ *				of probes in anonymous memory; one that
+ *				programs do not write, where the architecture
+ *				has one, traps through the same notifier and
+ *				leaves the same ip)
  * arm's set_swbp() writes a breakpoint with the instruction's condition
- * through uprobe_write_opcode(); this core writes UPROBE_SWBP_INSN, and
- * tells a breakpoint by is_swbp_insn().
+ * through uprobe_write_opcode(); this core writes UPROBE_SWBP_INSN (in
+ * anonymous memory, arch_uprobe_anon_swbp()), and tells a breakpoint by
+ * is_swbp_insn().
  *
  * Optional groups, which an architecture selects in Kconfig (x86-64
  * selects all four, 32-bit x86 the first two), each described where it is
@@ -409,6 +415,7 @@ unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len);
 void arch_uprobe_sync_mm(struct mm_struct *mm);
 unsigned int arch_uprobe_insn_len(struct arch_uprobe *auprobe);
 const char *arch_uprobe_exec_name(struct arch_uprobe *auprobe);
+uprobe_opcode_t arch_uprobe_anon_swbp(struct mm_struct *mm);
 int set_swbp(struct arch_uprobe *auprobe, struct mm_struct *mm, unsigned long vaddr);
 
 /*

@@ -51,6 +51,12 @@
  * xbegin, lock-prefixed instructions, REX2/XOP encodings and 16-bit
  * branches.
  *
+ * In the anonymous memory of a 64-bit task (code a JIT wrote), the
+ * breakpoint is 0x06 rather than int3 (arch_uprobe_anon_swbp()): an
+ * opcode that is none in 64-bit mode, whose #UD the die notifier takes as
+ * it takes int3, ip and all.  JITs write int3 themselves, as padding and
+ * as traps of their own; the core tells theirs from a probe's by the byte.
+ *
  * 32-bit (ia32) tasks are probed as well.  A probe is analysed for the
  * mode its code runs in, which the core tells arch_uprobe_analyze_compat()
  * (from the file's ELF header, or the mm's mode), and arch_uprobe.ia32
@@ -67,9 +73,9 @@
  *
  * Calling context: the analysis runs at registration; everything else runs
  * in the probed task, in process context (the core's work on return to
- * user mode), except the die notifier at the end, which runs from the int3
- * and #DB exception handlers with interrupts off and only forwards to the
- * core.
+ * user mode), except the die notifier at the end, which runs from the int3,
+ * #DB and #UD exception handlers with interrupts off and only forwards to
+ * the core.
  */
 
 #include <linux/init.h>
@@ -1571,6 +1577,38 @@ unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len)
 
 /* ---- traps ---- */
 
+/* The breakpoint of probes in 64-bit anonymous code: push %es, none there. */
+#define UPROBE_ANON_SWBP_INSN	0x06
+
+/**
+ * arch_uprobe_anon_swbp - the breakpoint of probes in anonymous memory
+ * @mm: the mm it is written in
+ *
+ * Return: in a 64-bit mm, an opcode that raises #UD (and that no program
+ * writes as code); in a 32-bit one, where every one-byte opcode is an
+ * instruction, int3.
+ */
+uprobe_opcode_t arch_uprobe_anon_swbp(struct mm_struct *mm)
+{
+	return arch_uprobe_is_compat(mm) ? UPROBE_SWBP_INSN : UPROBE_ANON_SWBP_INSN;
+}
+
+/*
+ * #UD from user mode: at the breakpoint of a probe in anonymous memory, it
+ * goes the way of int3, with the ip past the breakpoint as int3 leaves it.
+ */
+static bool uprobe_anon_trap(struct pt_regs *regs)
+{
+	u8 opcode;
+
+	if (!user_64bit_mode(regs) ||
+	    copy_from_user_nofault(&opcode, (void __user *)regs->ip, sizeof(opcode)) ||
+	    opcode != UPROBE_ANON_SWBP_INSN || !uprobe_pre_sstep_notifier(regs))
+		return false;
+	regs->ip += UPROBE_SWBP_INSN_SIZE;
+	return true;
+}
+
 /*
  * A single-step trap from user mode: the end of a step uprobes started, or, with
  * jumps to stubs, a task that a debugger steps at the entry of a stub.
@@ -1588,6 +1626,8 @@ static bool uprobe_step_trap(struct pt_regs *regs)
 
 /*
  * int3 from user mode: regs->ip is past the int3 (breakpoint + 1).
+ * #UD from user mode (DIE_TRAP): claimed at the breakpoint of a probe in
+ * anonymous memory, and then made to look like int3.
  * #DB from user mode: only a single-step trap (DR_STEP in the dr6 that
  * args->err points to) can end a step, or find a task that a debugger
  * steps at the entry of a stub; it is consumed when claimed.
@@ -1605,6 +1645,10 @@ int arch_uprobe_exception_notify(struct notifier_block *nb, unsigned long val,
 	switch (val) {
 	case DIE_INT3:
 		if (uprobe_pre_sstep_notifier(regs))
+			return NOTIFY_STOP;
+		break;
+	case DIE_TRAP:
+		if (args->trapnr == X86_TRAP_UD && uprobe_anon_trap(regs))
 			return NOTIFY_STOP;
 		break;
 	case DIE_DEBUG:

@@ -36,11 +36,16 @@
  * are told from a worker (notify(), UPROBE_NOTICE_LOST) and stay on it
  * until they unregister.
  *
+ * The breakpoint written here is the architecture's for anonymous memory
+ * (arch_uprobe_anon_swbp()): where it has one, a trapping instruction that
+ * programs do not write (x86-64: an opcode that is none in 64-bit mode),
+ * so that the program's own breakpoint instruction at a probed address,
+ * which a JIT writes as padding, is never taken for the probe's.
  * Unregistering puts back the byte the breakpoint replaced, while the
- * breakpoint is there, and leaves the page alone otherwise (the program
- * wrote there since).  What it cannot tell apart: a program that writes
- * the breakpoint instruction itself at the probed address gets the byte
- * it replaced back.
+ * probe's breakpoint is there, and leaves the page alone otherwise (the
+ * program wrote there since).  A trap on the program's own breakpoint at
+ * a probed address is the program's (anon_trap_is_programs()).  Where
+ * the architecture has no such instruction, the two cannot be told apart.
  *
  * No jumps to stubs in anonymous memory: a JIT may copy or move code it
  * wrote (a moving collector does), and a copied jump would run the stub
@@ -85,6 +90,25 @@ struct uprobe *find_anon_uprobe(struct vm_area_struct *vma, unsigned long vaddr)
 	return find_uprobe_srcu(NULL, mm, vaddr);
 }
 
+/**
+ * arch_uprobe_anon_swbp - the breakpoint of probes in anonymous memory
+ * @mm: the mm it is written in
+ *
+ * Return: the default: UPROBE_SWBP_INSN.
+ */
+uprobe_opcode_t __weak arch_uprobe_anon_swbp(struct mm_struct *mm)
+{
+	return UPROBE_SWBP_INSN;
+}
+
+/* Whether @insn, read in @mm's anonymous memory, is a probe's breakpoint. */
+bool is_anon_swbp(struct mm_struct *mm, const uprobe_opcode_t *insn)
+{
+	uprobe_opcode_t swbp = arch_uprobe_anon_swbp(mm);
+
+	return !memcmp(insn, &swbp, UPROBE_SWBP_INSN_SIZE);
+}
+
 /* Whether the @len bytes at @vaddr of @mm are @uprobe's from @from on. */
 static bool insn_bytes_same(struct uprobe *uprobe, struct mm_struct *mm, unsigned int from)
 {
@@ -110,7 +134,7 @@ static int arm_anon(struct uprobe *uprobe)
 	struct mm_struct *mm = uprobe->mm;
 	unsigned long vaddr = uprobe->offset;
 	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
-	uprobe_opcode_t now = 0, swbp = UPROBE_SWBP_INSN;
+	uprobe_opcode_t now = 0, swbp = arch_uprobe_anon_swbp(mm);
 	int err;
 
 	mmap_assert_write_locked(mm);
@@ -127,7 +151,7 @@ static int arm_anon(struct uprobe *uprobe)
 	err = read_mm_bytes(mm, vaddr, &now, UPROBE_SWBP_INSN_SIZE, NULL);
 	if (err)
 		return err;
-	if (is_swbp_insn(&now))
+	if (is_anon_swbp(mm, &now))
 		return 0;
 	if (memcmp(&now, &uprobe->arch.insn, UPROBE_SWBP_INSN_SIZE))
 		return -EBUSY;	/* the program changed its code there */
@@ -153,7 +177,7 @@ static int restore_anon_byte(struct uprobe *uprobe, struct mm_struct *mm)
 	if (smp_load_acquire(&uprobe->insn_state) != INSN_READY)
 		return 0;
 	err = read_mm_bytes(mm, uprobe->offset, &now, UPROBE_SWBP_INSN_SIZE, NULL);
-	if (err || !is_swbp_insn(&now))
+	if (err || !is_anon_swbp(mm, &now))
 		return err;
 	return write_mm_text(mm, uprobe->offset, &uprobe->arch.insn, UPROBE_SWBP_INSN_SIZE);
 }
@@ -448,6 +472,20 @@ bool anon_busy(struct vm_area_struct *vma, unsigned long start, unsigned long en
 		}
 	rcu_read_unlock();
 	return busy;
+}
+
+/*
+ * Whether the trap at @vaddr, where @uprobe is, was on a breakpoint
+ * instruction the program wrote there itself, not on the probe's: the
+ * program gets the trap.  Read at a hit, in the task's context.
+ */
+bool anon_trap_is_programs(struct uprobe *uprobe, unsigned long vaddr)
+{
+	uprobe_opcode_t now = 0;
+
+	if (copy_from_user(&now, (void __user *)vaddr, UPROBE_SWBP_INSN_SIZE))
+		return false;
+	return is_trap_insn(&now) && !is_anon_swbp(uprobe->mm, &now);
 }
 
 /*

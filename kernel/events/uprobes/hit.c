@@ -58,9 +58,8 @@ static bool find_uprobe_speculative(struct mm_struct *mm, unsigned long vaddr,
 /*
  * The probe armed at @bp_vaddr of the current mm, without a reference
  * (the caller holds uprobes_srcu); NULL when there is none, with
- * *@is_swbp telling whether a breakpoint is still there (a trap of the
- * program's own) or not (the probe went away since the trap: the
- * instruction is restarted).
+ * *@opcode the instruction there now (zero if it cannot be read), for
+ * no_probe_at().
  *
  * No probe is only believed under mmap_lock, with the byte read under
  * it too: every breakpoint is written and removed under mmap_lock, a
@@ -68,23 +67,39 @@ static bool find_uprobe_speculative(struct mm_struct *mm, unsigned long vaddr,
  * after they are removed.  So a breakpoint seen there with no probe is
  * the program's own, not one of a probe registered since the lookup.
  */
-static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, bool *is_swbp)
+static struct uprobe *find_active_uprobe(unsigned long bp_vaddr, uprobe_opcode_t *opcode)
 {
 	struct mm_struct *mm = current->mm;
 	struct uprobe *uprobe = NULL;
 	struct vm_area_struct *vma;
-	uprobe_opcode_t opcode = 0;
 
 	if (find_uprobe_speculative(mm, bp_vaddr, &uprobe) && uprobe)
 		return uprobe;
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, bp_vaddr);
 	uprobe = vma ? find_vma_uprobe(vma, bp_vaddr) : NULL;
-	if (!uprobe)
-		*is_swbp = !read_mm_bytes(mm, bp_vaddr, &opcode, UPROBE_SWBP_INSN_SIZE, NULL) &&
-			   is_trap_insn(&opcode);
+	if (!uprobe && read_mm_bytes(mm, bp_vaddr, opcode, UPROBE_SWBP_INSN_SIZE, NULL))
+		memset(opcode, 0, sizeof(*opcode));
 	mmap_read_unlock(mm);
 	return uprobe;
+}
+
+/*
+ * A trap at @bp_vaddr where no probe is, with @opcode there now: the
+ * program's own breakpoint (SIGTRAP, as without uprobes), the breakpoint
+ * of probes in anonymous memory where the program copied it (to the
+ * program, the invalid instruction it is: SIGILL there), or a probe's
+ * breakpoint taken out since the trap (the instruction runs again).
+ */
+static void no_probe_at(struct pt_regs *regs, unsigned long bp_vaddr, uprobe_opcode_t *opcode)
+{
+	if (is_trap_insn(opcode)) {
+		force_sig(SIGTRAP);
+		return;
+	}
+	instruction_pointer_set(regs, bp_vaddr);
+	if (is_anon_swbp(current->mm, opcode))
+		force_sig_fault(SIGILL, ILL_ILLOPN, (void __user *)bp_vaddr);
 }
 
 /*
@@ -300,8 +315,9 @@ static void handle_breakpoint(struct pt_regs *regs)
 {
 	unsigned long bp_vaddr = uprobe_get_swbp_addr(regs);
 	struct uprobe *uprobe, *later = NULL;
-	bool is_swbp = false, jump;
+	uprobe_opcode_t opcode = 0;
 	enum hit_end end;
+	bool jump;
 	int idx;
 
 	if (bp_vaddr == uprobe_get_trampoline_vaddr()) {
@@ -309,13 +325,15 @@ static void handle_breakpoint(struct pt_regs *regs)
 		return;
 	}
 	idx = srcu_read_lock(&uprobes_srcu);
-	uprobe = find_active_uprobe(bp_vaddr, &is_swbp);
+	uprobe = find_active_uprobe(bp_vaddr, &opcode);
 	if (!uprobe) {
 		srcu_read_unlock(&uprobes_srcu, idx);
-		if (is_swbp)
-			force_sig(SIGTRAP);
-		else
-			instruction_pointer_set(regs, bp_vaddr);
+		no_probe_at(regs, bp_vaddr, &opcode);
+		return;
+	}
+	if (!uprobe->inode && anon_trap_is_programs(uprobe, bp_vaddr)) {
+		srcu_read_unlock(&uprobes_srcu, idx);
+		force_sig(SIGTRAP);
 		return;
 	}
 	/* Not needlessly: sparc's sets the next pc too. */

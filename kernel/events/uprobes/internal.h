@@ -354,6 +354,8 @@ bool anon_exec_vma(struct vm_area_struct *vma);
 struct uprobe *find_anon_uprobe(struct vm_area_struct *vma, unsigned long vaddr);
 int walk_anon(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void remove_from_anon(struct uprobe *uprobe);
+bool is_anon_swbp(struct mm_struct *mm, const uprobe_opcode_t *insn);
+bool anon_trap_is_programs(struct uprobe *uprobe, unsigned long vaddr);
 bool anon_insn_changed(struct uprobe *uprobe, unsigned long vaddr);
 void visit_anon_probes(struct mm_struct *mm, unsigned long start, unsigned long end,
 		       void (*fn)(struct uprobe *uprobe, void *ctx), void *ctx);

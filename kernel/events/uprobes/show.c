@@ -49,13 +49,17 @@ struct show_ctx {
 	struct vm_area_struct *vma;	/* the file's mapping; NULL: anonymous memory */
 };
 
-/* Whether the breakpoint of uprobes is at @vaddr of @mm. */
-static bool breakpoint_at(struct mm_struct *mm, unsigned long vaddr)
+/*
+ * Whether the breakpoint of uprobes is at @vaddr of @mm: in a file's
+ * mapping (@anon false) or in anonymous memory.
+ */
+static bool breakpoint_at(struct mm_struct *mm, unsigned long vaddr, bool anon)
 {
 	uprobe_opcode_t now;
 
-	return !read_mm_bytes(mm, vaddr, &now, UPROBE_SWBP_INSN_SIZE, NULL) &&
-	       is_swbp_insn(&now);
+	if (read_mm_bytes(mm, vaddr, &now, UPROBE_SWBP_INSN_SIZE, NULL))
+		return false;
+	return anon ? is_anon_swbp(mm, &now) : is_swbp_insn(&now);
 }
 
 /* One line for @uprobe (visit_probes()). */
@@ -69,7 +73,7 @@ static void show_probe(struct uprobe *uprobe, void *arg)
 	if (ctx->vma)
 		vaddr = offset_to_vaddr(ctx->vma, uprobe->offset);
 	entry = jump_state(uprobe, ctx->mm, ctx->task, vaddr, &why);
-	if (!strcmp(entry, "breakpoint") && !breakpoint_at(ctx->mm, vaddr)) {
+	if (!strcmp(entry, "breakpoint") && !breakpoint_at(ctx->mm, vaddr, !ctx->vma)) {
 		if (!perfmon_capable())
 			return;
 		entry = "not-armed";

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +51,9 @@ static void const_code(uint32_t *code, uint16_t k)
 }
 
 #define CONST_LEN	8
+
+/* A trap a program writes into its own code: brk #0, not uprobes' brk. */
+static const uint32_t own_trap[] = { 0xd4200000 };
 #else
 static const uint8_t add1_code[] = {
 	0x48, 0x8d, 0x47, 0x01,	/* lea 0x1(%rdi),%rax */
@@ -63,6 +68,9 @@ static void const_code(uint8_t *code, uint16_t k)
 }
 
 #define CONST_LEN	6
+
+/* A trap a program writes into its own code, as a JIT pads with it. */
+static const uint8_t own_trap[] = { 0xcc };	/* int3 */
 #endif
 
 /* A page of anonymous code: where, and how long the code written is. */
@@ -219,7 +227,108 @@ TEST_F(proc, jit_counts_every_call)
 	EXPECT_EQ(0, test_mod_log_count(0, 'L', -ESTALE));
 }
 
+/*
+ * The program writes its own trap instruction over the probed one, in
+ * writable and executable memory, as a JIT pads code it dropped:
+ * unregistering leaves the program's trap in place.
+ */
+TEST_F(proc, jit_own_trap_kept)
+{
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
+	EXPECT_EQ(2, jit_call(&self->j, 1));
+	EXPECT_EQ(1, test_mod_hits(0));
+	memcpy(self->j.page, own_trap, sizeof(own_trap));
+	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
+	EXPECT_EQ(0, memcmp(self->j.page, own_trap, sizeof(own_trap)))
+		TH_LOG("unregistering put the probed instruction back over the program's trap");
+	EXPECT_EQ(0, memcmp(self->j.page + sizeof(own_trap),
+			    (const uint8_t *)add1_code + sizeof(own_trap),
+			    sizeof(add1_code) - sizeof(own_trap)));
+}
+
 #ifndef __aarch64__
+static sigjmp_buf trap_escape;
+/* The signal jit_call_trapped() caught, with the ip and the address it gave. */
+static int trap_sig;
+static uintptr_t trap_ip, trap_addr;
+
+static void on_trap(int sig, siginfo_t *si, void *uc)
+{
+	trap_sig = sig;
+	trap_addr = (uintptr_t)si->si_addr;
+	trap_ip = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	siglongjmp(trap_escape, 1);
+}
+
+/* Calls @j with SIGTRAP and SIGILL caught: the signal, 0 for none. */
+static int jit_call_trapped(const struct jit *j)
+{
+	struct sigaction sa = { .sa_sigaction = on_trap, .sa_flags = SA_SIGINFO };
+	struct sigaction old_trap, old_ill;
+
+	trap_sig = 0;
+	if (sigaction(SIGTRAP, &sa, &old_trap) || sigaction(SIGILL, &sa, &old_ill))
+		return -errno;
+	if (!sigsetjmp(trap_escape, 1))
+		jit_call(j, 1);
+	sigaction(SIGTRAP, &old_trap, NULL);
+	sigaction(SIGILL, &old_ill, NULL);
+	return trap_sig;
+}
+
+/*
+ * The program's own int3 at a probed address, while the probe is
+ * registered: executed, it is the program's (SIGTRAP past it), with no
+ * hit; the program's byte written back is left alone by unregistering.
+ */
+TEST_F(proc, jit_own_trap_is_the_programs)
+{
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
+	EXPECT_EQ(2, jit_call(&self->j, 1));
+	EXPECT_EQ(1, test_mod_hits(0));
+	memcpy(self->j.page, own_trap, sizeof(own_trap));
+	EXPECT_EQ(SIGTRAP, jit_call_trapped(&self->j))
+		TH_LOG("the program's int3 was taken for the probe's");
+	EXPECT_EQ((uintptr_t)self->j.page + 1, trap_ip);
+	EXPECT_EQ(1, test_mod_hits(0));
+	self->j.page[0] = add1_code[0];
+	EXPECT_EQ(3, jit_call(&self->j, 2));
+	EXPECT_EQ(1, test_mod_hits(0));
+	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
+	EXPECT_EQ(0, memcmp(self->j.page, add1_code, sizeof(add1_code)));
+}
+
+/*
+ * The program copies probed code elsewhere (as a moving collector does)
+ * and runs the copy: the probe's breakpoint, copied, is an invalid
+ * instruction there (SIGILL at it), not a hit.
+ */
+TEST_F(proc, jit_copied_breakpoint)
+{
+	struct jit copy;
+	uint8_t first;
+	int sig;
+
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, jit_make(&copy, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
+	EXPECT_EQ(2, jit_call(&self->j, 1));
+	EXPECT_EQ(1, test_mod_hits(0));
+	first = self->j.page[0];
+	EXPECT_EQ(ANON_BKPT_INSN, first);
+	jit_write(&copy, self->j.page, sizeof(add1_code));
+	sig = jit_call_trapped(&copy);
+	EXPECT_EQ(SIGILL, sig) TH_LOG("byte %#x copied: signal %d", first, sig);
+	EXPECT_EQ((uintptr_t)copy.page, trap_ip);
+	EXPECT_EQ((uintptr_t)copy.page, trap_addr);
+	EXPECT_EQ(1, test_mod_hits(0));
+	EXPECT_EQ(3, jit_call(&self->j, 2));
+	EXPECT_EQ(2, test_mod_hits(0));
+	munmap(copy.page, page_size());
+}
+
 /*
  * The program rewrites the probed instruction in writable and executable
  * memory, keeping its first byte: the next call runs the new code with no
@@ -325,7 +434,7 @@ TEST_F(proc, jit_madv_free_keeps_code)
 	ASSERT_EQ(0, madvise(self->j.page, page_size(), MADV_PAGEOUT));
 	/* The breakpoint is in the first unit of code; the rest is the program's. */
 	memcpy(&first, self->j.page, sizeof(first));
-	EXPECT_EQ((INSN_UNIT)BKPT_INSN, first);
+	EXPECT_EQ((INSN_UNIT)ANON_BKPT_INSN, first);
 	ASSERT_EQ(0, memcmp(self->j.page + sizeof(first),
 			    (const uint8_t *)add1_code + sizeof(first),
 			    sizeof(add1_code) - sizeof(first)));

@@ -75,6 +75,7 @@
 #define FP_REG		"%x29"
 #define INSN_UNIT	unsigned int
 #define BKPT_INSN	0xd42000a0
+#define ANON_BKPT_INSN	BKPT_INSN	/* in a 64-bit process's anonymous memory */
 #else	/* x86-64, and its 32-bit side */
 #define ARG0_REG	"%di"
 #define ARG1_REG	"%si"
@@ -88,6 +89,7 @@
 #define FP_REG		"%bp"
 #define INSN_UNIT	unsigned char
 #define BKPT_INSN	0xcc
+#define ANON_BKPT_INSN	0x06	/* no instruction in 64-bit mode */
 #endif
 
 /* Writes @text to tracefs file @file, truncating; 0 or -errno. */
