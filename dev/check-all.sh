@@ -46,6 +46,8 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 passed=0 failed=0 skipped=0
+# What did not run, by name, for the closing summary (each also a skip).
+not_run=()
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -96,7 +98,7 @@ part_end() {
 in_time() {
 	[ "$SECONDS" -lt "$2" ] && return 0
 	echo "=== $1: not run, $SECONDS s into the run (started only before $2 s)"
-	skipped=$((skipped + 1))
+	skipped=$((skipped + 1)) not_run+=("$1")
 	return 1
 }
 
@@ -183,6 +185,9 @@ run_mutants() {
 		if [ "$ran" -lt "$min" ] && [ "$SECONDS" -ge "$MUTANTS_LAST" ]; then
 			echo "=== $name: $((min - ran)) not run, $SECONDS s into the run (none starts after $MUTANTS_LAST s)"
 			skipped=$((skipped + min - ran))
+			for ((i = 0; i < min - ran; i++)); do
+				not_run+=("mutant ${mutant_names[(mutants_start + mutants_ran + i) % mutant_count]}")
+			done
 			break
 		fi
 		if [ "$ran" -ge "$min" ] && [ "$SECONDS" -ge "$until" ]; then
@@ -254,5 +259,8 @@ fi
 
 echo
 echo "=== check-all: $SECONDS s"
+for name in "${not_run[@]}"; do
+	echo "=== not run: $name"
+done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

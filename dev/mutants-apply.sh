@@ -9,7 +9,8 @@
 # directory of that header (the core's, for one under include/).  One line
 # for each that does not, then "N passed, N failed".  A mutant left behind
 # by a change of the code would otherwise show only when its turn comes in
-# check-all, as a boot or harness failure.  TREE is as it was after.
+# check-all, as a boot or harness failure.  And that README's table of
+# the mutants is current (dev/mutants-table.sh).  TREE is as it was after.
 set -euo pipefail
 
 tree=$(readlink -f "${1:?usage: mutants-apply.sh TREE BUILD}")
@@ -58,5 +59,10 @@ for patch in "$top"/dev/mutants/*.patch; do
 	fi
 	unapply
 done
+if "$top/dev/mutants-table.sh" --check "$top/README.md"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

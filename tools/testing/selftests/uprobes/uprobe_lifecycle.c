@@ -425,6 +425,38 @@ TEST_F_TIMEOUT(life, steps_by_turns_in_threads, 300)
 	EXPECT_EQ(TURNS_THREADS * TURNS_CALLS, profile_hits("second"));
 }
 
+#define SLOT_CALLS 200
+
+/*
+ * Two probes stepped by turns, SLOT_CALLS times each, in one thread: each
+ * steps in an XOL slot of its own, written once in the process, not at
+ * every step.  The writes of every XOL slot are counted by a kprobe on
+ * arch_uprobe_copy_ixol(), from after a first call that wrote both slots
+ * (and made the XOL area): none.  (6.12 writes a slot at every step.)
+ */
+TEST_F(life, probe_slots_written_once)
+{
+	long i, bad = 0;
+
+	ASSERT_EQ(0, add_stepped_probe("first", life_stepped));
+	ASSERT_EQ(0, add_stepped_probe("second", life_stepped_popf));
+	ASSERT_EQ(0, event_enable(GROUP, "first", 1));
+	ASSERT_EQ(0, event_enable(GROUP, "second", 1));
+	EXPECT_EQ(2, life_stepped(0));
+	ASSERT_EQ(0, tfs_write("kprobe_events", "p:ulife_k/copies arch_uprobe_copy_ixol"));
+	ASSERT_EQ(0, event_enable("ulife_k", "copies", 1));
+	for (i = 1; i <= SLOT_CALLS; i++)
+		bad += life_stepped(i) != i + 2;
+	ASSERT_EQ(0, event_enable("ulife_k", "copies", 0));
+	ASSERT_EQ(0, event_enable(GROUP, "first", 0));
+	ASSERT_EQ(0, event_enable(GROUP, "second", 0));
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(SLOT_CALLS + 1, profile_hits("first"));
+	EXPECT_EQ(SLOT_CALLS + 1, profile_hits("second"));
+	EXPECT_EQ(0, kprobe_hits("copies"))
+		TH_LOG("XOL slots written during %d steps of each probe", SLOT_CALLS);
+}
+
 /* A forked child keeps the parent's breakpoints; its hits carry its pid. */
 TEST_F(life, fork_inherits)
 {

@@ -247,6 +247,33 @@ TEST_F(proc, jit_own_trap_kept)
 			    sizeof(add1_code) - sizeof(own_trap)));
 }
 
+/*
+ * /proc/self/uprobes shows a probe in anonymous memory with "[anon]" for
+ * its file and its address for the offset, armed by a breakpoint that
+ * never gets a jump there ("anonymous-memory"; "no-jumps" on a kernel
+ * without jumps to stubs), and no more once it is unregistered.
+ */
+TEST_F(proc, proc_uprobes_anon_line)
+{
+	char line[512], want[128];
+
+	if (kernel_lacks(_metadata, have_proc_uprobes(), "/proc/PID/uprobes"))
+		return;
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, reg_pid(0, getpid(), self->j.page, "h"));
+	EXPECT_EQ(2, jit_call(&self->j, 1));
+	ASSERT_EQ(0, proc_uprobes_line(0, self->j.page, line, sizeof(line)));
+	snprintf(want, sizeof(want), "%lx [anon]+0x%lx ", (unsigned long)self->j.page,
+		 (unsigned long)self->j.page);
+	EXPECT_EQ(0, strncmp(line, want, strlen(want))) TH_LOG("line: %s", line);
+	snprintf(want, sizeof(want), " breakpoint %s\n",
+		 have_uprobe_jumps() ? "anonymous-memory" : "no-jumps");
+	EXPECT_NE(NULL, strstr(line, want)) TH_LOG("line: %s", line);
+	ASSERT_EQ(0, test_mod_ctl("unreg 0"));
+	EXPECT_EQ(-1, proc_uprobes_line(0, self->j.page, line, sizeof(line)))
+		TH_LOG("still shown after unregistering: %s", line);
+}
+
 #ifndef __aarch64__
 static sigjmp_buf trap_escape;
 /* The signal jit_call_trapped() caught, with the ip and the address it gave. */
@@ -781,6 +808,52 @@ TEST_F(proc, handler_registers)
 	ASSERT_EQ(10, call_add(10));
 	EXPECT_EQ(11, test_mod_hits(0));
 	EXPECT_EQ(10, test_mod_hits(1));
+}
+
+/*
+ * A registration by pid made by a handler has the rights of the task that
+ * hit the probe, checked at the call: a child that gave up root hits a
+ * probe root put in its JIT code, whose handler registers a probe in this
+ * process (root's), which the child may not ptrace: -EACCES, and no probe.
+ */
+TEST_F(proc, handler_registration_has_the_hitting_task_rights)
+{
+	int ready[2], go[2], status;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, jit_make(&self->j, add1_code, sizeof(add1_code), false));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
+		    prctl(PR_SET_DUMPABLE, 1) || write(ready[1], "r", 1) != 1 ||
+		    read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(jit_call(&self->j, 1) == 2 ? 0 : 3);
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, reg_pid(0, pid, self->j.page, "h"));
+	ASSERT_EQ(0, test_mod_ctl("prep 1 pid %d 0x%lx h", getpid(), (unsigned long)proc_add));
+	ASSERT_EQ(0, test_mod_ctl("onhit 0 reg=1"));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x", status);
+	EXPECT_EQ(1, test_mod_hits(0));
+	EXPECT_EQ(1, test_mod_log_count(1, 'q', -EACCES))
+		TH_LOG("the handler's call: q %d, R %d", test_mod_log_count(1, 'q', -EINPROGRESS),
+		       test_mod_log_count(1, 'R', 0));
+	usleep(100000);
+	EXPECT_EQ(0, test_mod_log_count(1, 'R', 0));
+	ASSERT_EQ(1, call_add(1));
+	EXPECT_EQ(0, test_mod_hits(1));
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
 }
 
 /* A handler unregisters its own consumer: no hit of it after that one. */

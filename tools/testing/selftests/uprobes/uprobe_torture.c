@@ -252,15 +252,25 @@ static void add(long *figure, long n)
 	__atomic_add_fetch(figure, n, __ATOMIC_RELAXED);
 }
 
-/* One round of calls of every target: the number of wrong results. */
+/*
+ * Every wrong result of this process, counted in memory as it comes: a
+ * siglongjmp() out of a round of call_targets() loses its local count.
+ */
+static long wrong_results;
+
+/* Rounds of calls of every target: the number of wrong results. */
 static int call_targets(const target_fn *fns, long base, int rounds)
 {
 	int bad = 0, r;
 	unsigned int t;
 
 	for (r = 0; r < rounds; r++)
-		for (t = 0; t < TARGETS; t++)
-			bad += fns[t](base + r) != base + r + t + 1;
+		for (t = 0; t < TARGETS; t++) {
+			if (fns[t](base + r) == base + r + t + 1)
+				continue;
+			bad++;
+			add(&wrong_results, 1);
+		}
 	add(&sh->calls, (long)rounds * TARGETS);
 	return bad;
 }
@@ -358,8 +368,8 @@ static void *storm_sender(void *arg)
 static void __noreturn storm(void)
 {
 	struct sigaction sa = { .sa_handler = storm_handler };
-	/* Static, not automatic: their values survive the siglongjmp(). */
-	static long bad, base;
+	/* Static, not automatic: its value survives the siglongjmp(). */
+	static long base;
 	pthread_t sender;
 
 	sigemptyset(&sa.sa_mask);
@@ -376,10 +386,10 @@ static void __noreturn storm(void)
 	sigsetjmp(storm_env, 1);
 	__atomic_store_n(&storm_env_set, 1, __ATOMIC_RELEASE);
 	while (!stopping())
-		bad += call_targets(targets, base++ & 0xffff, 4);
+		call_targets(targets, base++ & 0xffff, 4);
 	__atomic_store_n(&storm_done, 1, __ATOMIC_RELAXED);
 	pthread_join(sender, NULL);
-	_exit(bad ? 22 : 0);
+	_exit(__atomic_load_n(&wrong_results, __ATOMIC_RELAXED) ? 22 : 0);
 }
 
 /* ------------------------------------------------ counted and sandbox */
@@ -891,8 +901,21 @@ TEST_F_TIMEOUT(torture, everything_at_once, 4 * 3600)
 		       seconds, sh->forks, sh->execs, sh->maps, sh->dlopens);
 	ksft_print_msg("torture in %ld s: %ld steps, %ld signals (%ld longjmps)\n",
 		       seconds, sh->steps, sh->signals, sh->longjmps);
+	/* Every kind of churn happened, or the run proves nothing of it. */
 	EXPECT_GT(sh->counted_calls, 0);
 	EXPECT_GT(sh->sandbox_calls, 0);
+	EXPECT_GT(sh->signals, 0);
+	EXPECT_GT(sh->longjmps, 0);
+	EXPECT_GT(sh->events, 0);
+	EXPECT_GT(sh->perfs, 0);
+	if (module)
+		EXPECT_GT(sh->modules, 0);
+	EXPECT_GT(sh->forks, 0);
+	EXPECT_GT(sh->execs, 0);
+	EXPECT_GT(sh->maps, 0);
+	EXPECT_GT(sh->dlopens, 0);
+	if (ptrace_steps_ok())
+		EXPECT_GT(sh->steps, 0);
 	EXPECT_EQ(NULL, strstr(tfs_read("uprobe_events") ?: "?", ":"));
 	if (module)
 		EXPECT_EQ(0, kmod_unload(TEST_MOD_NAME));
