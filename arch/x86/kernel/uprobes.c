@@ -1596,6 +1596,8 @@ uprobe_opcode_t arch_uprobe_anon_swbp(struct mm_struct *mm)
 /*
  * #UD from user mode: at the breakpoint of a probe in anonymous memory, it
  * goes the way of int3, with the ip past the breakpoint as int3 leaves it.
+ * The trap is noted in the thread as do_trap() notes it, for the SIGILL
+ * the core sends if no probe is there (the program copied the byte).
  */
 static bool uprobe_anon_trap(struct pt_regs *regs)
 {
@@ -1605,6 +1607,8 @@ static bool uprobe_anon_trap(struct pt_regs *regs)
 	    copy_from_user_nofault(&opcode, (void __user *)regs->ip, sizeof(opcode)) ||
 	    opcode != UPROBE_ANON_SWBP_INSN || !uprobe_pre_sstep_notifier(regs))
 		return false;
+	current->thread.trap_nr = X86_TRAP_UD;
+	current->thread.error_code = 0;
 	regs->ip += UPROBE_SWBP_INSN_SIZE;
 	return true;
 }
