@@ -1001,12 +1001,13 @@ static long (*pun_many_fn(unsigned int i))(long x)
  * /proc/PID/uprobes tells how each probe comes in: the breakpoint
  * before a hit, then a jump, or a punned jump for an instruction shorter
  * than one; with the neighbour of a punned one probed, the breakpoint and
- * why.  Its first line counts the stub pages.
+ * why.  Its first line counts the stub pages: with a jump and a punned
+ * one, at least a page of stubs and one of hops, within their limits.
  */
 TEST(proc_uprobes_tells_each_entry)
 {
 	const unsigned char *next = pun_r15.probe_at + pun_r15.len;
-	unsigned int hops, hops_max;
+	struct proc_uprobes_counts c;
 	int nop5, pun, neighbour;
 	char line[512];
 
@@ -1022,11 +1023,16 @@ TEST(proc_uprobes_tells_each_entry)
 	EXPECT_NE(NULL, strstr(line, " emulated jump")) TH_LOG("%s", line);
 	ASSERT_EQ(0, proc_uprobes_line(0, pun_r15.probe_at, line, sizeof(line)));
 	EXPECT_NE(NULL, strstr(line, " emulated punned-jump")) TH_LOG("%s", line);
+	ASSERT_EQ(6, proc_uprobes_counts(&c));
+	EXPECT_LE(1, c.stubs);
+	EXPECT_LE(c.stubs, c.stubs_max);
+	EXPECT_LE(1, c.hops);
+	EXPECT_LE(c.hops, c.hops_max);
+	EXPECT_LE(c.memos, c.memos_max);
 	neighbour = probe(_metadata, next);
 	ASSERT_EQ(CALLS, run(&pun_r15, CALLS));
 	ASSERT_EQ(0, proc_uprobes_line(0, pun_r15.probe_at, line, sizeof(line)));
 	EXPECT_NE(NULL, strstr(line, " breakpoint text-differs")) TH_LOG("%s", line);
-	EXPECT_EQ(0, proc_uprobes_hop_pages(&hops, &hops_max));
 	close(neighbour);
 	close(pun);
 	close(nop5);
