@@ -3,7 +3,8 @@
 #
 # Prints the table of the mutants of dev/mutants/ for the README: each
 # one's name, what it breaks (its "Mutant:" paragraph) and the suites that
-# must catch it (its "Expect-fail:" line).  With --check, compares the
+# must catch it (its "Expect-fail:" line), on the architecture of its
+# "Arch:" line if it has one.  With --check, compares the
 # table with the one in README between the lines "<!-- mutants -->" and
 # "<!-- /mutants -->" instead, and fails if they differ.
 set -euo pipefail
@@ -13,6 +14,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # The row of mutant patch $1.
 row() {
 	awk -v name="$(basename "$1" .patch)" '
+		/^Arch:/ { sub(/^Arch: */, ""); arch = $0; next }
 		/^Expect-fail:/ { sub(/^Expect-fail: */, ""); suites = $0; exit }
 		{ sub(/^Mutant: */, ""); what = what (what == "" ? "" : " ") $0 }
 		END {
@@ -21,6 +23,8 @@ row() {
 			caught = ""
 			for (i = 1; i <= n; i++)
 				caught = caught (i > 1 ? ", " : "") "`" s[i] "`"
+			if (arch != "")
+				caught = caught " on " arch
 			printf "| `%s` | %s | %s |\n", name, what, caught
 		}' "$1"
 }

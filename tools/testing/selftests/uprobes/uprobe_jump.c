@@ -342,6 +342,29 @@ asm(".pushsection .text\n"
 	".popsection\n");
 
 /*
+ * pun_no_window(x) = x + 1 probes a 2-byte nop (66 90) at
+ * pun_no_window_insn, whose punned jump could lead only where the bytes
+ * after it say: a ret and two zero bytes, 0xc305 to 0xc404 bytes further
+ * on, inside this program's text (the padding after it).  No hop can go
+ * there.
+ */
+long pun_no_window(long x);
+extern const unsigned char pun_no_window_insn[];
+
+asm(".pushsection .text\n"
+	".globl pun_no_window, pun_no_window_insn\n"
+	".type pun_no_window, @function\n"
+	"pun_no_window:\n"
+	"	lea 1(%rdi), %rax\n"
+	"pun_no_window_insn:\n"
+	"	.byte 0x66, 0x90\n"
+	"	ret\n"
+	"	.byte 0, 0\n"
+	".size pun_no_window, .-pun_no_window\n"
+	"	.skip 0xd000, 0xcc\n"
+	".popsection\n");
+
+/*
  * jump_keep NAME, INSN makes NAME(), which loads every register it can
  * from jump_keep_in, runs INSN at NAME_insn and stores them all in
  * jump_keep_out (uprobe_asm.h).  struct jump_keep_regs, as used here: the
@@ -1036,6 +1059,29 @@ TEST(proc_uprobes_tells_each_entry)
 	close(neighbour);
 	close(pun);
 	close(nop5);
+}
+
+/*
+ * A probe whose punned jump finds no place for its hop (the window its
+ * next bytes leave is all the program's text) stays on its breakpoint;
+ * /proc/PID/uprobes says why, and its hits stay right and counted.
+ */
+TEST(pun_no_window_told)
+{
+	const struct target t = { pun_no_window_insn, pun_no_window, plus1, 2 };
+	char line[512];
+	int fd;
+
+	if (kernel_lacks(_metadata, have_proc_uprobes(), "/proc/PID/uprobes"))
+		return;
+	fd = probe(_metadata, t.probe_at);
+	ASSERT_EQ(CALLS, run(&t, CALLS));
+	EXPECT_EQ(0, jump_target(t.probe_at));
+	ASSERT_EQ(0, proc_uprobes_line(0, t.probe_at, line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, " emulated breakpoint no-window")) TH_LOG("%s", line);
+	ASSERT_EQ(CALLS, run(&t, CALLS));
+	EXPECT_EQ(2 * CALLS, perf_count(fd));
+	close(fd);
 }
 
 #define LEADERLESS_ROUNDS	40

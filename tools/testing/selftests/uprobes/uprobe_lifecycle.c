@@ -78,6 +78,61 @@ asm(".pushsection .text\n"
 	".size life_stepped, .-life_stepped\n"
 	".popsection");
 
+/*
+ * MANY_INSNS stepped instructions in a row, each one probed by
+ * life.stepped_probes_past_the_slots, that add 1, 2, ... MANY_INSNS: on
+ * x86-64 adds from memory relative to %rip (a step of another one's copy
+ * would add from elsewhere), on arm64 adds of an immediate.
+ */
+#define MANY_INSNS	72
+#define MANY_SUM	(MANY_INSNS * (MANY_INSNS + 1) / 2)
+#define MANY_XSTR(x)	MANY_STR(x)
+#define MANY_STR(x)	#x
+#ifdef __aarch64__
+#define MANY_STRIDE	4
+#else
+#define MANY_STRIDE	7
+#endif
+
+long life_many(long x);
+extern const unsigned char life_many_insns[];
+
+asm(".pushsection .text\n"
+	".globl life_many, life_many_insns\n"
+	".type life_many, @function\n"
+	"life_many:\n"
+#ifdef __aarch64__
+	"life_many_insns:\n"
+	"	.set life_many_k, 1\n"
+	"	.rept " MANY_XSTR(MANY_INSNS) "\n"
+	"	add x0, x0, #life_many_k\n"
+	"	.set life_many_k, life_many_k + 1\n"
+	"	.endr\n"
+#else
+	"	mov %rdi, %rax\n"
+	"life_many_insns:\n"
+	"	.set life_many_k, 0\n"
+	"	.rept " MANY_XSTR(MANY_INSNS) "\n"
+	"	add life_many_data + 8 * life_many_k(%rip), %rax\n"
+	"	.set life_many_k, life_many_k + 1\n"
+	"	.endr\n"
+#endif
+	"	ret\n"
+	".size life_many, .-life_many\n"
+	".popsection\n"
+#ifndef __aarch64__
+	".pushsection .data\n"
+	".balign 8\n"
+	"life_many_data:\n"
+	"	.set life_many_k, 1\n"
+	"	.rept " MANY_XSTR(MANY_INSNS) "\n"
+	"	.quad life_many_k\n"
+	"	.set life_many_k, life_many_k + 1\n"
+	"	.endr\n"
+	".popsection\n"
+#endif
+	);
+
 /* Exits with @code if it is not negative: its return never happens. */
 TARGET long life_maybe_exit(long code)
 {
@@ -455,6 +510,118 @@ TEST_F(life, probe_slots_written_once)
 	EXPECT_EQ(SLOT_CALLS + 1, profile_hits("second"));
 	EXPECT_EQ(0, kprobe_hits("copies"))
 		TH_LOG("XOL slots written during %d steps of each probe", SLOT_CALLS);
+}
+
+/*
+ * The slots that keep each stepped probe's instruction in every process
+ * (Documentation/trace/uprobes.rst): as many as fit in a page of the XOL
+ * area, at most 512.
+ */
+#ifdef __aarch64__
+#define PROBE_SLOTS	512
+#else
+#define PROBE_SLOTS	64
+#endif
+#define MANY_ROUNDS	4
+
+/*
+ * The child of life.stepped_probes_past_the_slots: MANY_ROUNDS calls of
+ * life_many(), the kprobe "copies" on from the second.  A step that never
+ * comes back is cut short by the alarm.  Exit status 0: all right.
+ */
+static void __noreturn many_child(void)
+{
+	long round, bad = 0;
+
+	alarm(60);
+	bad += life_many(0) != MANY_SUM;
+	if (event_enable("ulife_k", "copies", 1))
+		_exit(3);
+	for (round = 1; round < MANY_ROUNDS; round++)
+		bad += life_many(round) != round + MANY_SUM;
+	if (event_enable("ulife_k", "copies", 0))
+		_exit(3);
+	_exit(bad ? 2 : 0);
+}
+
+/*
+ * MANY_INSNS stepped probes at once, more than the probes' slots on
+ * x86-64: those that find no slot free are stepped in a slot taken for the
+ * step, written at each (so at least MANY_INSNS - PROBE_SLOTS writes a
+ * call once every slot is written), and every result is right.  On arm64
+ * all have a slot: no slot is written after the first call.
+ */
+TEST_F_TIMEOUT(life, stepped_probes_past_the_slots, 300)
+{
+	long past = MANY_INSNS > PROBE_SLOTS ? MANY_INSNS - PROBE_SLOTS : 0;
+	long copies, wrong = 0;
+	char event[32];
+	pid_t child;
+	int i;
+
+	for (i = 0; i < MANY_INSNS; i++) {
+		snprintf(event, sizeof(event), "many%d", i);
+		ASSERT_EQ(0, add_stepped_probe(event, life_many_insns + i * MANY_STRIDE));
+		ASSERT_EQ(0, event_enable(GROUP, event, 1));
+	}
+	ASSERT_EQ(0, tfs_write("kprobe_events", "p:ulife_k/copies arch_uprobe_copy_ixol"));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		many_child();
+	EXPECT_EQ(0, wait_exit_code(child)) TH_LOG("128 + 14: a step never came back");
+	copies = kprobe_hits("copies");
+	for (i = 0; i < MANY_INSNS; i++) {
+		snprintf(event, sizeof(event), "many%d", i);
+		ASSERT_EQ(0, event_enable(GROUP, event, 0));
+		wrong += profile_hits(event) != MANY_ROUNDS;
+	}
+	EXPECT_EQ(0, wrong) TH_LOG("probes not hit once a call");
+	if (past) {
+		EXPECT_LE((MANY_ROUNDS - 1) * past, copies);
+	} else {
+		EXPECT_EQ(0, copies);
+	}
+	TH_LOG("%ld slot writes in %d calls after the first", copies, MANY_ROUNDS - 1);
+}
+
+/*
+ * /proc/PID/uprobes tells how hits run each instruction, and they do so:
+ * a probe listed "step" is stepped at each hit (a kprobe on
+ * arch_uprobe_pre_xol(), where every step starts), one listed "own-slot"
+ * or "emulated" never.  life_stepped's first instruction is stepped (on
+ * x86-64 a pushfq); life_direct's may run from the task's own slot.
+ */
+TEST_F(life, proc_uprobes_tells_how_hits_run)
+{
+	const void *funcs[] = { life_stepped, life_direct };
+	const char *names[] = { "stepped", "direct" };
+	long steps, before = 0;
+	char line[512];
+	bool step;
+	int i;
+
+	if (kernel_lacks(_metadata, have_proc_uprobes(), "/proc/PID/uprobes"))
+		return;
+	ASSERT_EQ(0, tfs_write("kprobe_events", "p:ulife_k/steps arch_uprobe_pre_xol"));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, add_stepped_probe(names[i], funcs[i]));
+		ASSERT_EQ(0, event_enable(GROUP, names[i], 1));
+		ASSERT_EQ(7, i ? life_direct(6) : life_stepped(5));
+		ASSERT_EQ(0, proc_uprobes_line(0, funcs[i], line, sizeof(line)));
+		ASSERT_EQ(0, event_enable("ulife_k", "steps", 1));
+		ASSERT_EQ(7, i ? life_direct(6) : life_stepped(5));
+		ASSERT_EQ(0, event_enable("ulife_k", "steps", 0));
+		steps = kprobe_hits("steps") - before;
+		before += steps;
+		ASSERT_EQ(0, event_enable(GROUP, names[i], 0));
+		step = strstr(line, " step ");
+		EXPECT_TRUE(step || strstr(line, " own-slot ") || strstr(line, " emulated "))
+			TH_LOG("%s", line);
+		EXPECT_EQ(step, steps) TH_LOG("%s", line);
+	}
+	EXPECT_EQ(2, profile_hits("stepped"));
+	EXPECT_EQ(2, profile_hits("direct"));
 }
 
 /* A forked child keeps the parent's breakpoints; its hits carry its pid. */
