@@ -100,6 +100,14 @@ extern const unsigned char pun_loop_sub_rsp_insn[], pun_loop_endbr64_insn[];
 extern const unsigned char pun_many[];
 
 /*
+ * uprobe_jump.c: pun_no_window(x) = x + 1 after a 2-byte nop at
+ * pun_no_window_insn, whose punned jump could lead only into the
+ * program's own text (see there).
+ */
+long pun_no_window(long x);
+extern const unsigned char pun_no_window_insn[];
+
+/*
  * uprobe_jump.c: jump_keep_NAME() loads the 15 general registers but rsp,
  * the flags, xmm0 and xmm15 from jump_keep_in, runs the instruction at
  * jump_keep_NAME_insn, and stores them all in jump_keep_out; it writes the
@@ -148,6 +156,13 @@ long sandbox_branch(long x);
 long life_direct(long x);
 long life_stepped(long x);
 extern const unsigned char life_stepped_popf[];
+
+/*
+ * uprobe_lifecycle.c: life_many(x) = x + 1 + 2 + ... + 72 by 72 adds from
+ * life_many_insns on, all of them stepped (see there).
+ */
+long life_many(long x);
+extern const unsigned char life_many_insns[];
 
 /*
  * uprobe_torture.c: tt_nop(x) .. tt_call(x) return x + 1 .. x + 7, each

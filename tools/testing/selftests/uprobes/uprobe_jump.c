@@ -348,9 +348,6 @@ asm(".pushsection .text\n"
  * on, inside this program's text (the padding after it).  No hop can go
  * there.
  */
-long pun_no_window(long x);
-extern const unsigned char pun_no_window_insn[];
-
 asm(".pushsection .text\n"
 	".globl pun_no_window, pun_no_window_insn\n"
 	".type pun_no_window, @function\n"

@@ -94,9 +94,6 @@ asm(".pushsection .text\n"
 #define MANY_STRIDE	7
 #endif
 
-long life_many(long x);
-extern const unsigned char life_many_insns[];
-
 asm(".pushsection .text\n"
 	".globl life_many, life_many_insns\n"
 	".type life_many, @function\n"
@@ -553,8 +550,7 @@ static void __noreturn many_child(void)
  */
 TEST_F_TIMEOUT(life, stepped_probes_past_the_slots, 300)
 {
-	long past = MANY_INSNS > PROBE_SLOTS ? MANY_INSNS - PROBE_SLOTS : 0;
-	long copies, wrong = 0;
+	long past = MANY_INSNS - PROBE_SLOTS, copies, wrong = 0;
 	char event[32];
 	pid_t child;
 	int i;
@@ -577,11 +573,9 @@ TEST_F_TIMEOUT(life, stepped_probes_past_the_slots, 300)
 		wrong += profile_hits(event) != MANY_ROUNDS;
 	}
 	EXPECT_EQ(0, wrong) TH_LOG("probes not hit once a call");
-	if (past) {
-		EXPECT_LE((MANY_ROUNDS - 1) * past, copies);
-	} else {
+	EXPECT_LE(past > 0 ? (MANY_ROUNDS - 1) * past : 0, copies);
+	if (past <= 0)
 		EXPECT_EQ(0, copies);
-	}
 	TH_LOG("%ld slot writes in %d calls after the first", copies, MANY_ROUNDS - 1);
 }
 
@@ -594,8 +588,8 @@ TEST_F_TIMEOUT(life, stepped_probes_past_the_slots, 300)
  */
 TEST_F(life, proc_uprobes_tells_how_hits_run)
 {
-	const void *funcs[] = { life_stepped, life_direct };
-	const char *names[] = { "stepped", "direct" };
+	static const void * const funcs[] = { life_stepped, life_direct };
+	static const char * const names[] = { "stepped", "direct" };
 	long steps, before = 0;
 	char line[512];
 	bool step;
