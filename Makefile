@@ -100,8 +100,8 @@ DEPS_ARCH := $(if $(CROSS),deps-arm64)
 CROSS_GROUPS := $(if $(CROSS_ARCHES),$(addprefix cross-,$(CROSS_ARCHES)),cross)
 
 .PHONY: help deps $(addprefix deps-,$(DEPS_GROUPS)) tree config kernel init root tests check \
-	check-all retest torture mutants mutants-apply bench run sweep shell series series-fold series-export \
-	cross cleanroom clean
+	check-all retest torture mutants mutants-apply bench pathlen run sweep shell series series-fold \
+	series-export cross cleanroom clean
 
 help:
 	@echo 'Targets:'
@@ -132,6 +132,8 @@ help:
 	@echo '  mutants-apply  check that every mutant still applies to ours and compiles'
 	@echo '  bench      benchmark ours against upstream and perfcore in one run; table in'
 	@echo '             out/bench/ (ARCH=arm64: out/bench-arm64/; AA=1: out/bench-aa/)'
+	@echo '  pathlen    the hit path'"'"'s instructions per call on ours (QEMU -icount) against'
+	@echo '             bench/pathlen-budget: fails on a case over its budget (CI runs it)'
 	@echo '  clean      remove out/'
 	@echo 'Variables:'
 	@echo '  KERNEL=ours|upstream|perfcore|wip|step  which kernel (default ours); upstream is'
@@ -160,6 +162,8 @@ help:
 	@echo '                        last one a check-all on this machine ran, else by the day)'
 	@echo '  MUTANTS_MIN=N         check-all runs at least N mutants (default: a seventh of them)'
 	@echo '  AA=1                  bench runs each kernel against itself: the noise band'
+	@echo '  ICOUNT=1              bench counts instructions per call instead of time (QEMU'
+	@echo '                        -icount), single-thread cases; table in out/bench-icount/'
 	@echo '  TCG=multi|single      test boots run a host thread per vCPU (default), or both'
 	@echo '                        vCPUs on one thread, taking turns (reproducible)'
 	@echo '  TORTURE_SECONDS=N     how long check runs uprobe_torture (default $(TORTURE_SECONDS))'
@@ -246,7 +250,16 @@ bench: deps-bench init
 	@mkdir -p $(dir $(BENCH_BIN))
 	$(CROSS)gcc -O2 -g -Wall -fno-omit-frame-pointer -pthread -I$(SELFTEST) -o $(BENCH_BIN) \
 		$(TOP)/bench/uprobe_bench.c $(TOP)/bench/bench_targets.S $(SELFTEST)/uprobe_util.c
-	@ARCH=$(ARCH) $(TOP)/dev/bench.sh $(BENCH_BIN) $(BENCH)$(if $(AA),-aa) $(TIMEOUT) $(if $(AA),aa)
+	@ARCH=$(ARCH) $(TOP)/dev/bench.sh $(BENCH_BIN) $(BENCH)$(if $(AA),-aa)$(if $(ICOUNT),-icount) \
+		$(TIMEOUT) $(if $(AA),aa)$(if $(ICOUNT),icount)
+
+# CI's gate on the hit path: instructions per call of ours against
+# bench/pathlen-budget (x86-64).
+pathlen: deps-bench kernel init
+	@mkdir -p $(dir $(BENCH_BIN))
+	$(CROSS)gcc -O2 -g -Wall -fno-omit-frame-pointer -pthread -I$(SELFTEST) -o $(BENCH_BIN) \
+		$(TOP)/bench/uprobe_bench.c $(TOP)/bench/bench_targets.S $(SELFTEST)/uprobe_util.c
+	@$(TOP)/dev/pathlen.sh $(BENCH_BIN) $(IMAGE) $(OUT)/pathlen $(TOP)/bench/pathlen-budget $(TIMEOUT)
 
 run: kernel init
 	@$(TOP)/dev/boot.sh --arch $(ARCH) $(IMAGE) $(RESULTS) $(TIMEOUT) -- $(TOP)/guest/demo.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh BENCH_BINARY OUTDIR TIMEOUT [aa]
+# bench.sh BENCH_BINARY OUTDIR TIMEOUT [aa|icount]
 #
 # Boots the kernels of the comparison, each built already with the same
 # config, under the same QEMU settings, runs the same guest benchmark on
@@ -9,7 +9,11 @@
 # are ours/upstream (our series against the base) and ours/perfcore (our
 # engine against the base's).  With "aa", the columns are two runs of the
 # same kernel, upstream and ours each, and the ratios are between the two:
-# the noise band any real difference must stand out of.
+# the noise band any real difference must stand out of.  With "icount",
+# the single-thread cases run once on each kernel under QEMU's instruction
+# counting (dev/boot.sh --icount), one kernel after the other: the guest's
+# clock then counts instructions, so every time is a number of
+# instructions per call, which the host's speed does not change.
 #
 # The host's speed drifts by tens of percent over minutes, which swamps any
 # difference measured one kernel after the other.  So the single-thread
@@ -30,7 +34,7 @@
 # BENCH_BINARY must then be an arm64 program.
 set -euo pipefail
 
-usage="usage: bench.sh BENCH_BINARY OUTDIR TIMEOUT [aa]"
+usage="usage: bench.sh BENCH_BINARY OUTDIR TIMEOUT [aa|icount]"
 binary=$(readlink -f "${1:?$usage}")
 out=$(readlink -m "${2:?$usage}")
 limit=${3:?$usage}
@@ -52,6 +56,12 @@ case $mode in
 	about="upstream: the base; perfcore: the base with the series' two patches
 to perf core and the same config, so ours/perfcore is our engine against
 the base's engine." ;;
+icount) columns=(upstream perfcore ours)
+	pairs=()
+	ratios=ours/upstream,ours/perfcore
+	about="upstream: the base; perfcore: the base with the series' two patches
+to perf core and the same config, so ours/perfcore is our engine against
+the base's engine." ;;
 aa) columns=(upstream.a upstream.b ours.a ours.b)
 	pairs=("upstream.a upstream.b" "ours.a ours.b")
 	ratios=upstream.b/upstream.a,ours.b/ours.a
@@ -62,6 +72,7 @@ esac
 
 # boot COLUMN RUN HOST_CPUS CASES [BOOT_OPTION...]: one guest run of the
 # benchmark; its measurements are left in OUTDIR/COLUMN/RUN/bench.tsv.
+# ROUND_NS (environment), if set, is the length of a measurement.
 boot() {
 	local column=$1 run=$2 cpus=$3 cases=$4 dir=$out/$1/$2
 	shift 4
@@ -69,7 +80,8 @@ boot() {
 	mkdir -p "$dir"
 	if ! taskset -c "$cpus" "$top/dev/boot.sh" --arch "$arch" --kernel-arg norandmaps "$@" \
 		"$top/out/build/${column%%.*}$suffix/$image" "$dir" "$limit" -- \
-		"$top/guest/bench.sh" "$binary" /tmp/results "$cases" >"$dir/run.log" 2>&1; then
+		"$top/guest/bench.sh" "$binary" /tmp/results "$cases" ${ROUND_NS:-} \
+		>"$dir/run.log" 2>&1; then
 		tail -n 20 "$dir/run.log"
 		echo "bench.sh: the $column run $run failed" >&2
 		return 1
@@ -95,9 +107,41 @@ in_turns() {
 	done
 }
 
+tables=()
+
+# counted COLUMN: the single-thread cases, instructions counted; times
+# become instructions, and no calibration scales them.  A round of
+# ICOUNT_ROUND instructions is some 20,000 hits, and counts as exactly as
+# the timed rounds' 0.3 s.
+ICOUNT_ROUND=30000000
+counted() {
+	local column=$1 dir=$out/$1/icount
+	ROUND_NS=$ICOUNT_ROUND boot "$column" icount 0,1 base,hit,uret --icount
+	sed -i -e 's/\tns\/call\t/\tinsns\/call\t/' -e 's/\tcalibration=[0-9]*$//' "$dir/bench.tsv"
+}
+
 for column in "${columns[@]}"; do
 	rm -rf "${out:?}/$column"
 done
+if [ "$mode" = icount ]; then
+	for column in "${columns[@]}"; do
+		counted "$column"
+		tables+=("$column=$out/$column/icount/bench.tsv")
+	done
+	header="uprobes benchmark, instructions counted, $(date -u +%Y-%m-%d), base
+linux-source-6.12 $base
+$machine, 2 vCPUs, -cpu max, -icount shift=0,sleep=off (one host
+thread): the guest's clock advances one nanosecond per instruction, so a
+time measured in the guest is the number of instructions the guest ran
+in it, on both vCPUs, timer interrupts included.
+$about
+Consumer: one counting perf event of the uprobe PMU per probe.  Values
+are medians of 5 rounds of about 3e7 instructions each, one boot per
+kernel; spread is (max - min) / median.  No address randomization
+(norandmaps)."
+	"$top/dev/bench-table.py" "$header" "$ratios" "${tables[@]}" | tee "$out/table.txt"
+	exit 0
+fi
 side=0
 for pair in "${pairs[@]}"; do
 	read -r left right <<<"$pair"

@@ -5,6 +5,9 @@
 # mutant kernels, in an order planned to end well within CI's 90 minutes.
 # The parts, in order:
 #   x86_64         every test on x86-64 (make check);
+#   pathlen        the hit path's instructions per call on ours against
+#                  bench/pathlen-budget, QEMU counting them (make pathlen;
+#                  two minutes);
 #   upstream       the core of the suites on the base (make check
 #                  KERNEL=upstream T=core): KUnit, our kselftests and
 #                  the base's ftrace selftests; what the base also has
@@ -26,14 +29,14 @@
 #   upstream-rest  the other suites of guest/check.sh on the base (the peer
 #                  tools: perf, bpftrace, bcc, the BPF selftests, stress-ng);
 #   more mutants   the next ones round the list.
-# The first five always run, but for mutants that would start later than
+# The first six always run, but for mutants that would start later than
 # MUTANTS_LAST seconds into the run (default 4200), which count as skips.
 # Each later one starts only within its time
 # of the run's start (seconds, from the environment: ARM64_UNTIL,
 # CROSS_UNTIL, UPSTREAM_REST_UNTIL, MUTANTS_UNTIL), else arm64, a cross
 # ARCH or upstream-rest counts one skip: a run whose builds start cold (a
 # change to a header every file includes) drops those, not the first
-# five.  README "Proving the tests" has the times these are set from.
+# six.  README "Proving the tests" has the times these are set from.
 # The first mutant is number MUTANTS_FROM (the environment), else the one
 # after the last that a run on this machine reached (its name is kept in
 # the cache), else the first of the seventh of the list that the number
@@ -238,6 +241,7 @@ core=$(upstream_core)
 rest=$(upstream_rest)
 
 run_part x86_64 check
+run_part pathlen pathlen
 run_part upstream check KERNEL=upstream T="$core"
 run_part mutants-apply mutants-apply
 run_series

@@ -14,7 +14,8 @@
 # test_progs or a short KUnit run, which dev/summary.sh keeps off that
 # line) catches nothing, and is reported as a boot or harness failure.
 # The suite "cross" is the build of the other architectures: the mutant
-# must break the arm64 build (make cross).  Exits non-zero if a suite
+# must break the arm64 build (make cross); "pathlen" is the path-length
+# gate: a case of make pathlen must fail.  Exits non-zero if a suite
 # passed on a kernel it should have caught.  With REGEX, only the mutants
 # whose name matches it run.
 set -euo pipefail
@@ -33,6 +34,17 @@ for patch in "$top"/dev/mutants/*.patch; do
 	log=$top/out/results/mutant-$name.log
 	mkdir -p "$(dirname "$log")"
 	echo "  MUTANT  $name: expecting failures in ${expect[*]}"
+	if [ "${expect[*]}" = pathlen ]; then
+		make -s -C "$top" pathlen MUTANT="$name" TIMEOUT="$limit" >"$log" 2>&1 || true
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" || true)
+		if [[ $line =~ ^[0-9]+\ passed,\ [1-9] ]]; then
+			echo "          caught by pathlen: $(grep -m1 '^not ok' "$log")"
+		else
+			echo "          MISSED by pathlen: ${line:-no result}"
+			missed=$((missed + 1))
+		fi
+		continue
+	fi
 	if [ "${expect[*]}" = cross ]; then
 		if make -s -C "$top" cross MUTANT="$name" CROSS_ARCHES=arm64 >"$log" 2>&1; then
 			echo "          MISSED by cross: the arm64 build passed"
