@@ -100,7 +100,7 @@ DEPS_ARCH := $(if $(CROSS),deps-arm64)
 CROSS_GROUPS := $(if $(CROSS_ARCHES),$(addprefix cross-,$(CROSS_ARCHES)),cross)
 
 .PHONY: help deps $(addprefix deps-,$(DEPS_GROUPS)) tree config kernel init root tests check \
-	check-all retest torture mutants mutants-apply bench pathlen run sweep shell series series-fold \
+	check-all retest torture mutants mutants-apply bench bench-program pathlen run sweep shell series series-fold \
 	series-export cross cleanroom clean
 
 help:
@@ -247,18 +247,19 @@ bench: deps-bench init
 	@+$(MAKE) --no-print-directory kernel KERNEL=upstream DEBUG= MUTANT=
 	$(if $(AA),,@+$(MAKE) --no-print-directory kernel KERNEL=perfcore DEBUG= MUTANT=)
 	@+$(MAKE) --no-print-directory kernel KERNEL=ours DEBUG= MUTANT=
-	@mkdir -p $(dir $(BENCH_BIN))
-	$(CROSS)gcc -O2 -g -Wall -fno-omit-frame-pointer -pthread -I$(SELFTEST) -o $(BENCH_BIN) \
-		$(TOP)/bench/uprobe_bench.c $(TOP)/bench/bench_targets.S $(SELFTEST)/uprobe_util.c
+	@+$(MAKE) --no-print-directory bench-program
 	@ARCH=$(ARCH) $(TOP)/dev/bench.sh $(BENCH_BIN) $(BENCH)$(if $(AA),-aa)$(if $(ICOUNT),-icount) \
 		$(TIMEOUT) $(if $(AA),aa)$(if $(ICOUNT),icount)
 
-# CI's gate on the hit path: instructions per call of ours against
-# bench/pathlen-budget (x86-64).
-pathlen: deps-bench kernel init
+# The guest program of bench and pathlen.
+bench-program: deps-bench tree
 	@mkdir -p $(dir $(BENCH_BIN))
 	$(CROSS)gcc -O2 -g -Wall -fno-omit-frame-pointer -pthread -I$(SELFTEST) -o $(BENCH_BIN) \
 		$(TOP)/bench/uprobe_bench.c $(TOP)/bench/bench_targets.S $(SELFTEST)/uprobe_util.c
+
+# CI's gate on the hit path: instructions per call of ours against
+# bench/pathlen-budget (x86-64).
+pathlen: deps-bench kernel init bench-program
 	@$(TOP)/dev/pathlen.sh $(BENCH_BIN) $(IMAGE) $(OUT)/pathlen $(TOP)/bench/pathlen-budget $(TIMEOUT)
 
 run: kernel init

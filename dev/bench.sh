@@ -50,14 +50,8 @@ esac
 
 # A column is a label, KERNEL or KERNEL.RUN; a pair runs side by side.
 case $mode in
-"") columns=(upstream perfcore ours)
+"" | icount) columns=(upstream perfcore ours)
 	pairs=("upstream ours" "perfcore ours")
-	ratios=ours/upstream,ours/perfcore
-	about="upstream: the base; perfcore: the base with the series' two patches
-to perf core and the same config, so ours/perfcore is our engine against
-the base's engine." ;;
-icount) columns=(upstream perfcore ours)
-	pairs=()
 	ratios=ours/upstream,ours/perfcore
 	about="upstream: the base; perfcore: the base with the series' two patches
 to perf core and the same config, so ours/perfcore is our engine against
@@ -155,7 +149,6 @@ for column in "${columns[@]}"; do
 done
 in_turns turn1 "${columns[@]}"
 in_turns turn2 "${reversed[@]}"
-tables=()
 for column in "${columns[@]}"; do
 	cat "$out/$column"/*/bench.tsv >"$out/$column/bench.tsv"
 	tables+=("$column=$out/$column/bench.tsv")

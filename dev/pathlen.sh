@@ -34,7 +34,7 @@ fi
 "$top/dev/console-check.sh" "$out/console.log"
 
 # Each budget line against the median of the case's rounds.
-awk -v budget="$budget" '
+awk '
 	BEGIN { FS = "\t" }
 	FNR == NR { if ($2 == "ns/call") v[$1] = v[$1] " " $3; next }
 	/^#/ || NF == 0 { next }
