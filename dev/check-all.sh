@@ -7,7 +7,7 @@
 #   x86_64         every test on x86-64 (make check);
 #   pathlen        the hit path's instructions per call on ours against
 #                  bench/pathlen-budget, QEMU counting them (make pathlen;
-#                  two minutes);
+#                  about a minute);
 #   upstream       the core of the suites on the base (make check
 #                  KERNEL=upstream T=core): KUnit, our kselftests and
 #                  the base's ftrace selftests; what the base also has

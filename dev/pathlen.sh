@@ -34,31 +34,32 @@ fi
 "$top/dev/console-check.sh" "$out/console.log"
 
 # Each budget line against the median of the case's rounds.
-awk '
-	BEGIN { FS = "\t" }
-	FNR == NR { if ($2 == "ns/call") v[$1] = v[$1] " " $3; next }
-	/^#/ || NF == 0 { next }
-	{
-		split($0, f, /[ \t]+/)
-		name = f[1]; most = f[2]; margin = f[3]
-		n++
-		if (!(name in v)) {
-			printf "not ok %d - pathlen %s: not measured\n", n, name
-			bad++
-			next
-		}
-		k = split(substr(v[name], 2), r, " ")
-		for (i = 2; i <= k; i++)
-			for (j = i; j > 1 && r[j - 1] + 0 > r[j] + 0; j--) {
-				t = r[j]; r[j] = r[j - 1]; r[j - 1] = t
-			}
-		median = k % 2 ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2
-		limit = most * (1 + margin / 100)
-		verdict = median <= limit ? "ok" : "not ok"
-		printf "%s %d - pathlen %s: %.0f instructions a call, budget %d + %d%%\n",
-		       verdict, n, name, median, most, margin
-		if (median > limit)
-			bad++
-	}
-	END { printf "%d passed, %d failed, 0 skipped\n", n - bad, bad; exit bad > 0 }
-' "$out/bench.tsv" "$budget"
+python3 - "$out/bench.tsv" "$budget" <<'END'
+import statistics
+import sys
+
+rounds = {}
+with open(sys.argv[1]) as tsv:
+    for line in tsv:
+        fields = line.rstrip("\n").split("\t")
+        if len(fields) >= 3 and fields[1] == "ns/call":
+            rounds.setdefault(fields[0], []).append(float(fields[2]))
+n = bad = 0
+with open(sys.argv[2]) as budget:
+    for line in budget:
+        if line.startswith("#") or not line.split():
+            continue
+        name, most, margin = line.split()
+        n += 1
+        if name not in rounds:
+            print(f"not ok {n} - pathlen {name}: not measured")
+            bad += 1
+            continue
+        median = statistics.median(rounds[name])
+        over = median > int(most) * (1 + int(margin) / 100)
+        bad += over
+        print(f"{'not ok' if over else 'ok'} {n} - pathlen {name}: {median:.0f} "
+              f"instructions a call, budget {most} + {margin}%")
+print(f"{n - bad} passed, {bad} failed, 0 skipped")
+sys.exit(bad > 0)
+END

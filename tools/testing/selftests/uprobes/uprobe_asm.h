@@ -99,6 +99,10 @@ extern const unsigned char pun_loop_sub_rsp_insn[], pun_loop_endbr64_insn[];
  */
 extern const unsigned char pun_many[];
 
+/* A macro's value as a string, for the text of asm(). */
+#define ASM_STR(x)	#x
+#define ASM_XSTR(x)	ASM_STR(x)
+
 /*
  * uprobe_jump.c: pun_no_window(x) = x + 1 after a 2-byte nop at
  * pun_no_window_insn, whose punned jump could lead only into the

@@ -324,15 +324,13 @@ asm(".pushsection .text\n"
  */
 #define PUN_MANY	80
 #define PUN_MANY_STRIDE	16
-#define PUN_STR(x)	#x
-#define PUN_XSTR(x)	PUN_STR(x)
 asm(".pushsection .text\n"
 	".globl pun_many\n"
-	".balign " PUN_XSTR(PUN_MANY_STRIDE) "\n"
+	".balign " ASM_XSTR(PUN_MANY_STRIDE) "\n"
 	"pun_many:\n"
 	".set i, 0\n"
-	".rept " PUN_XSTR(PUN_MANY) "\n"
-	".balign " PUN_XSTR(PUN_MANY_STRIDE) "\n"
+	".rept " ASM_XSTR(PUN_MANY) "\n"
+	".balign " ASM_XSTR(PUN_MANY_STRIDE) "\n"
 	"	nop\n"
 	"	.byte 0xb8, 0x00, i, 0xf0, 0x00\n"	/* mov $0xf0ii00, %eax */
 	"	lea 1(%rdi), %rax\n"

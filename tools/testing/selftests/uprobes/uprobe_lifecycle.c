@@ -86,8 +86,6 @@ asm(".pushsection .text\n"
  */
 #define MANY_INSNS	72
 #define MANY_SUM	(MANY_INSNS * (MANY_INSNS + 1) / 2)
-#define MANY_XSTR(x)	MANY_STR(x)
-#define MANY_STR(x)	#x
 #ifdef __aarch64__
 #define MANY_STRIDE	4
 #else
@@ -101,7 +99,7 @@ asm(".pushsection .text\n"
 #ifdef __aarch64__
 	"life_many_insns:\n"
 	"	.set life_many_k, 1\n"
-	"	.rept " MANY_XSTR(MANY_INSNS) "\n"
+	"	.rept " ASM_XSTR(MANY_INSNS) "\n"
 	"	add x0, x0, #life_many_k\n"
 	"	.set life_many_k, life_many_k + 1\n"
 	"	.endr\n"
@@ -109,7 +107,7 @@ asm(".pushsection .text\n"
 	"	mov %rdi, %rax\n"
 	"life_many_insns:\n"
 	"	.set life_many_k, 0\n"
-	"	.rept " MANY_XSTR(MANY_INSNS) "\n"
+	"	.rept " ASM_XSTR(MANY_INSNS) "\n"
 	"	add life_many_data + 8 * life_many_k(%rip), %rax\n"
 	"	.set life_many_k, life_many_k + 1\n"
 	"	.endr\n"
@@ -122,7 +120,7 @@ asm(".pushsection .text\n"
 	".balign 8\n"
 	"life_many_data:\n"
 	"	.set life_many_k, 1\n"
-	"	.rept " MANY_XSTR(MANY_INSNS) "\n"
+	"	.rept " ASM_XSTR(MANY_INSNS) "\n"
 	"	.quad life_many_k\n"
 	"	.set life_many_k, life_many_k + 1\n"
 	"	.endr\n"
