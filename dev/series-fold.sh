@@ -7,6 +7,7 @@
 # between ours and the series' end becomes a "fixup!" commit of patch N,
 # and git rebase --autosquash moves it there; the patches after N are
 # carried over it.  series/ is then written anew (dev/series-export.sh).
+# What dev/tcg-fixes/ puts into ours stays out of the series.
 #
 # When a later patch no longer applies, the rebase stops in
 # out/series.git: resolve it there as git says (git rebase --continue),
@@ -36,6 +37,7 @@ while read -r path; do
 		git_ rm -q "$path"
 	fi
 done < <(sort -u "$ours.manifest" <(git_ ls-files))
+"$top/dev/tcg-fixes.sh" "$repo" -R
 git_ add -A
 if git_ diff --cached --quiet; then
 	echo "  SERIES  nothing to fold: the series ends with ours"

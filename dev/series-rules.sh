@@ -26,9 +26,8 @@
 #  - no step has jumps without their guards: the patch that turns them on
 #    (debug.uprobes-jumps is 1 from it: the code of jumps is built from the
 #    patch that selects ARCH_UPROBES_JUMPS, but stays off until then)
-#    comes after the ones that call each
-#    hook of GUARDS: mremap's, syscall user dispatch's, rseq's, and the
-#    x86 entry's.
+#    comes after the ones that call each hook of GUARDS: mremap's,
+#    munmap's, syscall user dispatch's, rseq's, and the x86 entry's.
 # Prints a line for each patch, then "N passed, N failed"; exits non-zero
 # when a rule is broken.
 set -euo pipefail
@@ -39,7 +38,8 @@ ours=$top/out/src/ours
 MIN_PATCHES=${MIN_PATCHES:-30}
 PARITY_LINES=${PARITY_LINES:-4000}
 PATCH_LINES=${PATCH_LINES:-1200}
-GUARDS=(uprobe_mremap uprobe_own_syscall uprobe_rseq_ip uprobe_syscall_entry)
+GUARDS=(uprobe_mremap uprobe_munmap_prepare uprobe_own_syscall uprobe_rseq_ip
+	uprobe_syscall_entry)
 PROJECT_WORDS='\bours\b|\bthe base\b(?! name)|\bbase kernel\b|\bproject\b|(^|[^/\w])dev/\w|engine_is_base|ours_only|UPROBE_TEST_ENGINE'
 passed=0 failed=0
 

@@ -4,8 +4,9 @@
 # The patch series of series/, checked and made ready to send:
 #  - dev/series-repo.sh builds it in OUTDIR.git, one commit a patch;
 #  - its end must be `ours` byte for byte (out/src/ours, which dev/tree.sh
-#    made from the series and the files of overlay.list): a file that
-#    differs is a change not folded into its patch yet (make series-fold);
+#    made from the series and the files of overlay.list, with the
+#    emulator's patches of dev/tcg-fixes/ over both): a file that differs
+#    is a change not folded into its patch yet (make series-fold);
 #  - git format-patch writes it to OUTDIR with a cover letter (patch 0),
 #    whose subject and text are series/cover-letter's, followed by the
 #    shortlog and the diffstat: whole diffs, with the base's lines that a
@@ -29,12 +30,19 @@ repo=$out.git
 "$top/dev/series-repo.sh" "$repo"
 root=$(git -C "$repo" rev-list --max-parents=0 HEAD)
 
+# The series' end with dev/tcg-fixes/ applied, as dev/tree.sh makes ours
+# (in $end, a copy of every file the series touches).
+end=$(mktemp -d)
+trap 'rm -rf "$end"' EXIT
+(cd "$repo" && git ls-files -z | xargs -0 cp --parents -t "$end")
+"$top/dev/tcg-fixes.sh" "$end"
+
 # The end of the series against ours, for every file either touches.
 differ=0
 while read -r path; do
 	if [ -e "$ours/$path" ]; then
-		cmp -s "$ours/$path" "$repo/$path" && continue
-	elif [ ! -e "$repo/$path" ]; then
+		cmp -s "$ours/$path" "$end/$path" && continue
+	elif [ ! -e "$end/$path" ]; then
 		continue
 	fi
 	echo "not ok - $path: the series ends with another version than ours'" >&2

@@ -11,13 +11,16 @@
 #             overlay.list copied in from this repo over it: the same
 #             files, unless a change is not folded into the series yet
 #             (make series checks; dev/series-fold.sh folds).
+#             The patches of dev/tcg-fixes/ go over them: what the kernel
+#             needs to run right under QEMU's multi-threaded TCG, not on a
+#             CPU, so not in the series (each patch says why).
 #             With MUTANT_PATCH (dev/mutants/), that patch is applied last:
 #             it breaks one feature on purpose, to see the tests of that
 #             feature fail.  The next run without it puts ours back.
 #   wip:      ours, plus the paths of overlay-wip.list: replacements that
 #             are committed but do not pass the tests yet.
-#   step N:   the base with patches 1 to N of the series applied, nothing
-#             else: a step of the series, to test it (the Makefile's
+#   step N:   the base with patches 1 to N of the series applied, and
+#             dev/tcg-fixes/: a step of the series, to test it (the Makefile's
 #             default N is the core's replacement at parity).
 # Re-running is cheap and incremental: a file of `ours` is rewritten only
 # when its content changes, so kbuild rebuilds only what depends on it.
@@ -101,6 +104,7 @@ stage_changes() {
 		mkdir -p "$stage/$(dirname "$path")"
 		cp -r --preserve=mode "$top/$path" "$stage/$(dirname "$path")/"
 	done < <(overlay_paths)
+	[ "$series" -eq 0 ] || "$top/dev/tcg-fixes.sh" "$stage"
 	[ -z "$mutant" ] || stage_patch "$stage" "$mutant"
 }
 

@@ -7,8 +7,7 @@
  * own copy of the page, made the way ptrace makes one (a forced write
  * through get_user_pages_remote() breaks copy-on-write), so the page
  * cache and the file are never written; the CPUs that run the mm are
- * then made to serialize, and the bytes written once more (see
- * write_mm_text() for why).  A text_batch does that for the breakpoints of
+ * then made to serialize.  A text_batch does that for the breakpoints of
  * one mapping with one serialization for them all.  Putting back the
  * last byte of the file drops the copy, so that the process maps the
  * file's page again.  Every write holds the mm's mmap_lock for writing.
@@ -142,14 +141,10 @@ ALLOW_ERROR_INJECTION(poke_mm_page, ERRNO);
 
 /*
  * Writes @len bytes of text at @vaddr of @mm, then makes every CPU that
- * runs @mm serialize (none goes on with the old bytes once this returns)
- * and writes them once more.  The second write is for CPUs emulated by
- * translating code, as QEMU's multi-threaded TCG does: a translation of
- * the page made while the first write landed can keep the old bytes for
- * good, and only a write once it exists drops it.  Seen there: threads ran
- * past a breakpoint armed since, every time, and a jump taken out stayed.
- * On hardware the second write stores what is there already.  An error
- * may be injected (fail_function), to test what a failed write leaves.
+ * runs @mm serialize (arch_uprobe_sync_mm()), as an architecture asks of
+ * code written while other CPUs may run it: none goes on with the old
+ * bytes once this returns.  An error may be injected (fail_function), to
+ * test what a failed write leaves.
  */
 noinline int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void *buf,
 			   size_t len)
@@ -162,7 +157,7 @@ noinline int write_mm_text(struct mm_struct *mm, unsigned long vaddr, const void
 	if (err)
 		return err;
 	arch_uprobe_sync_mm(mm);
-	return poke_mm_page(mm, vaddr, buf, len);
+	return 0;
 }
 ALLOW_ERROR_INJECTION(write_mm_text, ERRNO);
 

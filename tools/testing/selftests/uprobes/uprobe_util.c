@@ -580,7 +580,15 @@ bool kmod_loaded(const char *name)
 
 bool have_uprobe_jumps(void)
 {
-	return access("/proc/sys/debug/uprobes-jumps", F_OK) == 0;
+	int fd = open("/proc/sys/debug/uprobes-jumps", O_RDONLY);
+	char on = 0;
+
+	if (fd < 0)
+		return false;
+	if (read(fd, &on, 1) != 1)
+		on = 0;
+	close(fd);
+	return on == '1';
 }
 
 bool have_proc_uprobes(void)

@@ -246,8 +246,8 @@ int step_to_exit(unsigned long (*work)(void), void (*at)(unsigned long ip, void 
  * Features of uprobes a test may need, each told by the kernel's own
  * interfaces, so that a test skips on a kernel without one
  * (kernel_lacks()):
- * have_uprobe_jumps(): x86-64 probes entered by jumps to stubs, which
- * sysctl debug.uprobes-jumps turns on and off;
+ * have_uprobe_jumps(): x86-64 probes entered by jumps to stubs, on while
+ * sysctl debug.uprobes-jumps is 1;
  * have_proc_uprobes(): /proc/PID/uprobes;
  * have_uprobe_syscall(): x86-64's uprobe syscall, which fails with EPROTO
  * when called from anywhere but a stub (as libbpf asks).
