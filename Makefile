@@ -100,7 +100,7 @@ DEPS_ARCH := $(if $(CROSS),deps-arm64)
 CROSS_GROUPS := $(if $(CROSS_ARCHES),$(addprefix cross-,$(CROSS_ARCHES)),cross)
 
 .PHONY: help deps $(addprefix deps-,$(DEPS_GROUPS)) tree config kernel init root tests check \
-	check-all retest torture mutants mutants-apply bench bench-program pathlen run sweep shell series series-fold \
+	check-all retest torture mutants mutants-apply bench bench-program breakdown pathlen run sweep shell series series-fold \
 	series-export cross cleanroom clean
 
 help:
@@ -132,6 +132,8 @@ help:
 	@echo '  mutants-apply  check that every mutant still applies to ours and compiles'
 	@echo '  bench      benchmark ours against upstream and perfcore in one run; table in'
 	@echo '             out/bench/ (ARCH=arm64: out/bench-arm64/; AA=1: out/bench-aa/)'
+	@echo '  breakdown  where the instructions of a hit go, function by function and by'
+	@echo '             stage, upstream beside ours (a QEMU plugin counts them; x86-64)'
 	@echo '  pathlen    the hit path'"'"'s instructions per call on ours (QEMU -icount) against'
 	@echo '             bench/pathlen-budget: fails on a case over its budget (CI runs it)'
 	@echo '  clean      remove out/'
@@ -256,6 +258,14 @@ bench-program: deps-bench tree
 	@mkdir -p $(dir $(BENCH_BIN))
 	$(CROSS)gcc -O2 -g -Wall -fno-omit-frame-pointer -pthread -I$(SELFTEST) -o $(BENCH_BIN) \
 		$(TOP)/bench/uprobe_bench.c $(TOP)/bench/bench_targets.S $(SELFTEST)/uprobe_util.c
+
+# Where a hit's instructions go, function by function, on upstream and
+# ours (x86-64): a QEMU plugin counts them (dev/breakdown.sh).
+breakdown: deps-bench init
+	@+$(MAKE) --no-print-directory kernel KERNEL=upstream DEBUG= MUTANT=
+	@+$(MAKE) --no-print-directory kernel KERNEL=ours DEBUG= MUTANT=
+	@+$(MAKE) --no-print-directory bench-program
+	@$(TOP)/dev/breakdown.sh $(BENCH_BIN) $(OUT)/breakdown $(TIMEOUT) upstream ours
 
 # CI's gate on the hit path: instructions per call of ours against
 # bench/pathlen-budget (x86-64).

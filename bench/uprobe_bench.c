@@ -538,6 +538,90 @@ static void bench_memory(void)
 }
 
 /*
+ * make breakdown: BREAKDOWN_CALLS calls of each case in a window that
+ * getpgid() opens and getsid() closes, whose kernel entries the QEMU
+ * plugin bench/insn_window.c watches to count the instructions of each
+ * function in between.  A line "CASE<TAB>window<TAB>N<TAB>calls=C" says
+ * which window is which case, and lines "map<TAB>START-END<TAB>NAME"
+ * where this program's text and the [uprobes] pages are, to name the
+ * user pages the plugin counts.  The probe is hit before its window, so
+ * that the window sees what every hit after the first does.
+ */
+#define BREAKDOWN_CALLS	10000
+
+static int windows;
+
+/* The lines of /proc/self/maps of this program's text and of [uprobes]. */
+static void print_maps(void)
+{
+	char line[512], start_end[64], perms[8], path[256];
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	if (!maps)
+		die("/proc/self/maps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), maps)) {
+		path[0] = 0;
+		if (sscanf(line, "%63s %7s %*s %*s %*s %255s", start_end, perms, path) < 2)
+			continue;
+		if (perms[2] == 'x' && (strstr(path, "uprobe_bench") || !strcmp(path, "[uprobes]")))
+			printf("map\t%s\t%s\n", start_end,
+			       strcmp(path, "[uprobes]") ? "bench" : "[uprobes]");
+	}
+	fclose(maps);
+}
+
+static void window_of_calls(const char *name, long (*fn)(long x), const int *fds, int nfds)
+{
+	long before[2] = { 0, 0 }, i;
+	int k;
+
+	for (i = 0; i < 1000; i++)
+		fn(i);
+	for (k = 0; k < nfds; k++)
+		before[k] = perf_count(fds[k]);
+	syscall(SYS_getpgid, 0);
+	for (i = 0; i < BREAKDOWN_CALLS; i++)
+		fn(i);
+	syscall(SYS_getsid, 0);
+	for (k = 0; k < nfds; k++)
+		if (perf_count(fds[k]) - before[k] != BREAKDOWN_CALLS)
+			die("%s: probe %d counted %lld of %d calls", name, k,
+			    perf_count(fds[k]) - before[k], BREAKDOWN_CALLS);
+	printf("%s\twindow\t%d\tcalls=%d\n", name, ++windows, BREAKDOWN_CALLS);
+	print_maps();
+}
+
+#ifdef __aarch64__
+#define BREAKDOWN_HITS	"hit.nop", "hit.stp_fp_lr", "hit.mov_x1_x0", "hit.b"
+#define BREAKDOWN_RETURN	bench_stp
+#else
+#define BREAKDOWN_HITS	"hit.nop", "hit.push_rbp", "hit.nop5", "hit.mov_rdi_rax"
+#define BREAKDOWN_RETURN	bench_push
+#endif
+
+static void bench_breakdown(void)
+{
+	static const char *const names[] = { BREAKDOWN_HITS };
+	size_t i, k;
+	int fds[2];
+
+	window_of_calls("base.getppid", getppid_call, NULL, 0);
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		for (i = 0; i < sizeof(hit_cases) / sizeof(hit_cases[0]); i++) {
+			if (strcmp(hit_cases[i].name, names[k]))
+				continue;
+			fds[0] = probe_open(hit_cases[i].at ?: hit_cases[i].fn, 0);
+			window_of_calls(names[k], hit_cases[i].fn, fds, 1);
+			close(fds[0]);
+		}
+	fds[0] = probe_open(BREAKDOWN_RETURN, 0);
+	fds[1] = probe_open(BREAKDOWN_RETURN, 1);
+	window_of_calls("uretprobe", BREAKDOWN_RETURN, fds, 2);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/*
  * The groups of cases, each run when its key is in argv[1] (or no argv[1]
  * or an empty one).
  */
@@ -553,6 +637,14 @@ static const struct {
 	{ "register", bench_registration },
 };
 
+/* Groups run only when named: not part of a run of them all. */
+static const struct {
+	const char *key;
+	void (*run)(void);
+} named_groups[] = {
+	{ "breakdown", bench_breakdown },
+};
+
 int main(int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : "";
@@ -566,5 +658,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
 		if (!*only || strstr(only, groups[i].key))
 			groups[i].run();
+	for (i = 0; i < sizeof(named_groups) / sizeof(named_groups[0]); i++)
+		if (strstr(only, named_groups[i].key))
+			named_groups[i].run();
 	return 0;
 }

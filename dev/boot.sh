@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# boot.sh [--interactive] [--multi-thread|--icount] [--arch x86_64|arm64] [--kernel-arg ARG]... IMAGE RESULTS TIMEOUT -- COMMAND [ARG...]
+# boot.sh [--interactive] [--multi-thread|--icount] [--plugin SPEC] [--arch x86_64|arm64] [--kernel-arg ARG]... IMAGE RESULTS TIMEOUT -- COMMAND [ARG...]
 #
 # Boots IMAGE under QEMU (TCG, 2 vCPUs) with a read-only 9p root and
 # RESULTS as a writable 9p share, and has guest/init.c run COMMAND as the
@@ -16,23 +16,26 @@
 # advances a nanosecond per instruction executed, and an idle guest skips
 # to its next timer, so a time measured in the guest is a number of
 # instructions, the same from run to run (make bench ICOUNT=1).
-# --kernel-arg adds ARG to the kernel command
-# line.  The console goes to the terminal and to RESULTS/console.log.
+# --plugin loads a TCG plugin (QEMU's -plugin SPEC: FILE.so,ARG=VALUE,...;
+# make breakdown).  --kernel-arg adds ARG to the kernel command line.  The console goes to the terminal and to RESULTS/console.log.
 # TIMEOUT seconds (0: none) is a hard limit on the whole boot.  Exits with
 # COMMAND's status, or 124 on timeout.
 set -euo pipefail
 
 usage() {
-	echo "usage: boot.sh [--interactive] [--multi-thread|--icount] [--arch x86_64|arm64] [--kernel-arg ARG]... IMAGE RESULTS TIMEOUT -- COMMAND..." >&2
+	echo "usage: boot.sh [--interactive] [--multi-thread|--icount] [--plugin SPEC] [--arch x86_64|arm64] [--kernel-arg ARG]... IMAGE RESULTS TIMEOUT -- COMMAND..." >&2
 	exit 2
 }
 
-interactive=0 tcg_thread=single icount=() kernel_args="" arch=x86_64
+interactive=0 tcg_thread=single icount=() plugin=() kernel_args="" arch=x86_64
 while [ $# -gt 0 ]; do
 	case $1 in
 	--interactive) interactive=1 ;;
 	--multi-thread) tcg_thread=multi ;;
 	--icount) icount=(-icount shift=0,sleep=off) ;;
+	--plugin) [ $# -ge 2 ] || usage
+		plugin=(-plugin "$2")
+		shift ;;
 	--arch) [ $# -ge 2 ] || usage
 		arch=$2
 		shift ;;
@@ -89,7 +92,7 @@ arm64)
 	virtio=virtio-9p-device ;;
 esac
 # shellcheck disable=SC2054
-qemu+=(-accel "tcg,thread=$tcg_thread" "${icount[@]}" -cpu max -smp 2 -m 2G
+qemu+=(-accel "tcg,thread=$tcg_thread" "${icount[@]}" "${plugin[@]}" -cpu max -smp 2 -m 2G
 	-kernel "$image" -no-reboot -display none
 	-fsdev "local,id=root,path=$root,security_model=none,readonly=on,multidevs=remap"
 	-device "$virtio,fsdev=root,mount_tag=root"

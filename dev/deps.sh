@@ -79,8 +79,9 @@ group_packages() {
 	# sparc64 builds from a copy of the tree (rsync) with a fix
 	cross-sparc64) p=(gcc-sparc64-linux-gnu rsync) ;;
 	cross-x86_64 | cross-i386) return ;;
-	# the table (dev/bench-table.py)
-	bench) p=(python3) ;;
+	# the table (dev/bench-table.py); the QEMU plugin header of make
+	# breakdown, fetched from Debian's archive (dev/insn-plugin.sh)
+	bench) p=(python3 curl) ;;
 	# format-patch, and checkpatch's SPDX and spelling checks (python3);
 	# STEPS=1 copies the base with rsync
 	series) p=(git python3 rsync) ;;
