@@ -21,16 +21,24 @@ BACKGROUND = 0.9
 STAGES = [
     ("kernel entry and exit", r"^(entry_|do_syscall_64$|x64_sys_call$|syscall_exit|"
      r"syscall_return_via_sysret|entry_SYSRETQ|arch_exit_to_user_mode|exit_to_user_mode|"
-     r"irqentry_|asm_exc_int3$|exc_int3$|asm_exc_debug$|exc_debug|noist_exc_debug|"
-     r"error_entry$|error_return$|swapgs_restore|native_irq_return|restore_regs_and_return|"
-     r"resume_user_mode_work$|fpregs_restore_userregs$|switch_fpu_return$|sync_regs$)"),
+     r"irqentry_|asm_exc_int3$|exc_int3$|error_entry$|error_return$|swapgs_restore|"
+     r"native_irq_return|restore_regs_and_return|resume_user_mode_work$|"
+     r"fpregs_restore_userregs$|switch_fpu_return$|sync_regs$|uprobe_syscall_entry$)"),
+    ("the trap's notifier chain", r"^(do_int3|poke_int3_handler|notify_die|"
+     r"(atomic_)?notifier_call_chain|arch_uprobe_exception_notify|uprobe_(pre|post)_sstep_notifier|"
+     r"kprobe_exceptions_notify|hw_breakpoint_exceptions_notify|trace_die_panic_handler|"
+     r"ftrace_dump_on_oops_enabled|kgdb_notify|die_notifier)"),
+    ("single-step", r"^(asm_exc_debug|exc_debug|noist_exc_debug|.*_xol$|.*_xol_(?!area)|"
+     r".*single_?step|enable_step|disable_step|handle_singlestep|user_(en|dis)able_)"),
     ("the consumer (perf counting event)", r"^(tu_|perf_|tracing_|trace_uprobe|"
      r"uprobe_dispatcher$|uretprobe_dispatcher$|__uprobe_perf|uprobe_perf|"
-     r"process_fetch|store_trace|fetch_store|__get_data_size)"),
-    ("single-step", r"^(?!get_xol_area)(.*_xol$|.*_xol_|.*single_?step|enable_step|disable_step|"
-     r"uprobe_post_sstep|arch_uprobe_(pre|post)_xol|handle_singlestep|arch_uprobe_exception_notify|"
-     r"notify_die|atomic_notifier_call_chain|kprobe_exceptions_notify|"
-     r"hw_breakpoint_exceptions_notify|arch_uprobe_xol_was_trapped)"),
+     r"prepare_uprobe_buffer$|process_fetch|store_trace|fetch_store|__get_data_size|"
+     r"kfree$)"),
+    ("finding the probe", r"^(find_active_uprobe|find_uprobe|__find_uprobe|lookup_uprobe|"
+     r"mtree_load|mas_|ma_|find_vma|vma_lookup|valid_vma|mmap_read_|down_read|up_read|"
+     r"rwsem_read_trylock|lock_vma_under_rcu|__srcu_read_|srcu_read_|stub_starting_at|"
+     r"site_at|find_stub_page|stub_source|uprobe_cmp|rb_find|is_trap_at_addr|"
+     r"get_user_pages|__get_user_pages)"),
     ("the syscall's own work", r"^(__x64_sys_getppid|__task_pid_nr_ns|pid_nr_ns|task_active_pid_ns)$"),
 ]
 
@@ -44,7 +52,7 @@ def stage_of(name, per_call):
     for stage, pattern in STAGES:
         if re.search(pattern, name):
             return stage
-    return "uprobes"
+    return "uprobes: handlers, emulation, the way out"
 
 
 def read_bench(path):
