@@ -17,7 +17,8 @@
 # to its next timer, so a time measured in the guest is a number of
 # instructions, the same from run to run (make bench ICOUNT=1).
 # --plugin loads a TCG plugin (QEMU's -plugin SPEC: FILE.so,ARG=VALUE,...;
-# make breakdown).  --kernel-arg adds ARG to the kernel command line.  The console goes to the terminal and to RESULTS/console.log.
+# make breakdown).  --kernel-arg adds ARG to the kernel command line.  The
+# console goes to the terminal and to RESULTS/console.log.
 # TIMEOUT seconds (0: none) is a hard limit on the whole boot.  Exits with
 # COMMAND's status, or 124 on timeout.
 set -euo pipefail

@@ -12,10 +12,9 @@
 # series added or changed up to the step, outside the directories of
 # other architectures, must have been compiled by one of the builds (as
 # an object, or #included by one: a .cmd file names it).  A step that
-# changes no file the
-# architecture builds (documentation, selftests, another architecture's
-# code) builds the same kernel as the step before, and is not built
-# again.  One line per step and architecture; fails if any step failed to
+# changes no file the architecture builds (documentation, selftests,
+# another architecture's code) builds the same kernel as the step before,
+# and is not built again.  One line per step and architecture; fails if any step failed to
 # build for any, or left a C file uncompiled by all.
 # FROM=N and TO=N (the environment) build only the steps from N to N, the
 # base's being step 1: for work on a part of the series.
@@ -56,14 +55,8 @@ builds_anything() {
 		grep -v -E "^arch/($(other_arches "$2"))/" | grep -q .
 }
 
-# The source directories of the architectures other than $1, as a regex.
-other_arches() {
-	case $1 in
-	x86_64 | i386) echo "arm64|arm|loongarch|mips|powerpc|riscv|s390|sparc" ;;
-	arm64) echo "x86|arm|loongarch|mips|powerpc|riscv|s390|sparc" ;;
-	*) echo "x86" ;;
-	esac
-}
+# The source directories under arch/ of the architectures with uprobes.
+arch_dirs=(x86 arm64 arm loongarch mips powerpc riscv s390 sparc)
 
 # The source directory of architecture $1 under arch/.
 arch_dir() {
@@ -71,6 +64,16 @@ arch_dir() {
 	x86_64 | i386) echo x86 ;;
 	*) echo "$1" ;;
 	esac
+}
+
+# The source directories of the architectures other than $1, as a regex.
+other_arches() {
+	local mine dir others=""
+	mine=$(arch_dir "$1")
+	for dir in "${arch_dirs[@]}"; do
+		[ "$dir" = "$mine" ] || others+="${others:+|}$dir"
+	done
+	echo "$others"
 }
 
 # The C files that the series added or changed up to commit $1, the first
