@@ -15,8 +15,10 @@
 #    scripts/get_maintainer.pl finds them in ours' tree (MAINTAINERS
 #    itself, a file of no entry but THE REST, as samples/Kconfig, and a
 #    Makefile whose changed lines only list objects of the patch's own
-#    files, as kernel/events/Makefile's line for a new directory, go with
-#    any);
+#    files, as kernel/events/Makefile's line for a new directory, and a
+#    Kconfig whose changed lines only select options that the patch's own
+#    files test, as an architecture's select of what it now implements,
+#    go with any);
 #  - a subject is "prefix: text", and no message speaks of "our", "ours"
 #    or "the base": the series speaks to upstream;
 #  - no line a patch adds speaks of the project either: of "ours" or "the
@@ -83,7 +85,8 @@ subsystems_of() {
 }
 
 # Whether file $2 is a Makefile whose changed lines in patch $1 only list
-# objects (obj-... lines, X.o or X/) built from files the patch changes:
+# objects (obj-... lines, X.o or X/, and the conditionals around them)
+# built from files the patch changes:
 # the glue that builds a subsystem's own files, not a change of the
 # subsystem the Makefile belongs to.
 own_build_glue() {
@@ -96,6 +99,7 @@ own_build_glue() {
 		awk -v dir="$dir" -v files="$(patch_files "$1" | tr '\n' ' ')" '
 		BEGIN { n = split(files, f, " "); for (i = 1; i <= n; i++) own[f[i]] = 1 }
 		/^[ \t]*(#|$)/ { next }
+		/^(ifdef|ifndef|else|endif)([ \t]|$)/ { next }
 		!/^(obj-[^ \t]*[ \t]*[:+]?=|[ \t])/ { bad = 1; exit }
 		{
 			sub(/^obj-[^ \t]*[ \t]*[:+]?=/, "")
@@ -118,12 +122,32 @@ own_build_glue() {
 		END { exit bad }'
 }
 
+# Whether file $2 is a Kconfig whose changed lines in patch $1 only select
+# options (select X, select X if Y) that the patch's other files test
+# (CONFIG_X in them): the glue that builds what the patch implements.
+own_select_glue() {
+	local lines symbol
+	case $2 in */Kconfig | Kconfig*) ;; *) return 1 ;; esac
+	lines=$(awk -v file="$2" '
+		/^diff --git / { on = ($3 == "a/" file) }
+		on && /^[-+]([^-+]|$)/ { print substr($0, 2) }' "$1" | grep -v '^[[:space:]]*$' || true)
+	[ -n "$lines" ] || return 1
+	while read -r line; do
+		[[ $line =~ ^select[[:space:]]+([A-Z0-9_]+)([[:space:]]+if[[:space:]].*)?$ ]] || return 1
+		symbol=${BASH_REMATCH[1]}
+		awk -v file="$2" '
+			/^diff --git / { on = ($3 != "a/" file) }
+			on && /^[-+ ]/ { print }' "$1" | grep -q "CONFIG_$symbol\b" || return 1
+	done <<< "$lines"
+}
+
 # The entries all files of patch $1 share; "(any)" when none has one.
 shared_subsystems() {
 	local path common=any mine
 	while read -r path; do
 		[ "$path" = MAINTAINERS ] && continue
 		own_build_glue "$1" "$path" && continue
+		own_select_glue "$1" "$path" && continue
 		mine=$(subsystems_of "$path")
 		[ -n "$mine" ] || continue
 		if [ "$common" = any ]; then

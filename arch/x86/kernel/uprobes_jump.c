@@ -4,10 +4,10 @@
  * a probe entered by a syscall from a stub of its own, in place of the
  * int3 trap.
  *
- * The core (kernel/events/uprobes/stubs.c) decides when a probe gets a
- * jump, places its stub in a page of stubs within reach, writes both and
- * takes them out again.  This file says what they hold, and how a task
- * goes into the kernel through a stub and back out:
+ * The core (kernel/events/uprobes/jumps.c and stub_pages.c) decides when
+ * a probe gets a jump, places its stub in a page of stubs within reach,
+ * writes both and takes them out again.  This file says what they hold,
+ * and how a task goes into the kernel through a stub and back out:
  *
  *  - which probes (arch_uprobe_can_jump()): once hit, an instruction that
  *    is emulated or runs out of line without a step (RIP-relative or not),

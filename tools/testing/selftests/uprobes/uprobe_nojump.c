@@ -156,20 +156,6 @@ static int jumps_sysctl_write(const char *text)
 	return err;
 }
 
-/* The value of debug.uprobes-jumps, or -1. */
-static int jumps_sysctl_read(void)
-{
-	char buf[16] = "";
-	int fd = open(JUMPS_SYSCTL, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (read(fd, buf, sizeof(buf) - 1) <= 0)
-		buf[0] = '\0';
-	close(fd);
-	return buf[0] ? atoi(buf) : -1;
-}
-
 /* Whether @line holds the strings that follow (NULL-ended), in their order. */
 static bool in_order(const char *line, ...)
 {
@@ -389,7 +375,7 @@ TEST_F_TIMEOUT(nojump, sysctl_off_and_on_under_threads, 120)
 	ASSERT_EQ(0, file_bytes(self_path(), off, orig, sizeof(orig)));
 	code_at(nj_nop5, now);
 	ASSERT_EQ(0, memcmp(orig, now, sizeof(orig)));
-	ASSERT_EQ(1, jumps_sysctl_read()) TH_LOG("%s: not there, or not 1", JUMPS_SYSCTL);
+	ASSERT_EQ(1, uprobe_jumps_sysctl()) TH_LOG("%s: not there, or not 1", JUMPS_SYSCTL);
 	ASSERT_EQ(0, uprobe_event_add("p:" GROUP "/nop5 %s:0x%lx", self_path(), off));
 	ASSERT_EQ(0, event_enable(GROUP, "nop5", 1));
 
@@ -409,7 +395,7 @@ TEST_F_TIMEOUT(nojump, sysctl_off_and_on_under_threads, 120)
 	EXPECT_TRUE(is_breakpoint(now, orig))
 		TH_LOG("%d calls after 0: %02x %02x %02x %02x %02x", MORE_CALLS,
 		       now[0], now[1], now[2], now[3], now[4]);
-	EXPECT_EQ(0, jumps_sysctl_read());
+	EXPECT_EQ(0, uprobe_jumps_sysctl());
 
 	ASSERT_EQ(0, jumps_sysctl_write("1"));
 	EXPECT_TRUE(wait_for_jump(nj_nop5)) TH_LOG("no jump after 1");

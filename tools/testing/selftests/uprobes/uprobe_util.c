@@ -578,17 +578,22 @@ bool kmod_loaded(const char *name)
 	return access(dir, F_OK) == 0;
 }
 
-bool have_uprobe_jumps(void)
+int uprobe_jumps_sysctl(void)
 {
-	int fd = open("/proc/sys/debug/uprobes-jumps", O_RDONLY);
-	char on = 0;
+	int fd = open("/proc/sys/debug/uprobes-jumps", O_RDONLY | O_CLOEXEC);
+	char buf[16] = "";
 
 	if (fd < 0)
-		return false;
-	if (read(fd, &on, 1) != 1)
-		on = 0;
+		return -1;
+	if (read(fd, buf, sizeof(buf) - 1) <= 0)
+		buf[0] = '\0';
 	close(fd);
-	return on == '1';
+	return buf[0] ? atoi(buf) : -1;
+}
+
+bool have_uprobe_jumps(void)
+{
+	return uprobe_jumps_sysctl() == 1;
 }
 
 bool have_proc_uprobes(void)

@@ -242,6 +242,9 @@ int step_to_exit(unsigned long (*work)(void), void (*at)(unsigned long ip, void 
 		 void *ctx);
 #endif
 
+/* The value of the sysctl debug.uprobes-jumps, or -1 without it. */
+int uprobe_jumps_sysctl(void);
+
 /*
  * Features of uprobes a test may need, each told by the kernel's own
  * interfaces, so that a test skips on a kernel without one
