@@ -58,6 +58,40 @@ enum uprobe_notice {
 	UPROBE_NOTICE_LOST,
 };
 
+/**
+ * enum uprobe_refusal - why an instruction cannot be probed, by class
+ * @UPROBE_REFUSED_NONE: not refused, or refused for no class the
+ *	architecture tells
+ * @UPROBE_REFUSED_UNDECODABLE: the bytes are no instruction of the code's
+ *	mode
+ * @UPROBE_REFUSED_TRAP: an instruction that traps on purpose (int3, int n)
+ * @UPROBE_REFUSED_SYSCALL: a system call or return instruction
+ * @UPROBE_REFUSED_PRIVILEGED: a privileged or I/O instruction
+ * @UPROBE_REFUSED_FAR: a far branch, a far return or an interrupt return
+ * @UPROBE_REFUSED_SEGMENT: a load of a segment register
+ * @UPROBE_REFUSED_ENCODING: a prefix or an encoding that the architecture
+ *	cannot run out of line or emulate
+ * @UPROBE_REFUSED_MODE: code of a mode the kernel does not probe
+ * @UPROBE_REFUSED_OTHER: another instruction the architecture can neither
+ *	run out of line nor emulate
+ *
+ * The architecture tells the class of an instruction its analysis refused
+ * (arch_uprobe_refusal()); the core gives it to the consumer whose
+ * registration failed on it (uprobe_consumer.refused), for its user.
+ */
+enum uprobe_refusal {
+	UPROBE_REFUSED_NONE,
+	UPROBE_REFUSED_UNDECODABLE,
+	UPROBE_REFUSED_TRAP,
+	UPROBE_REFUSED_SYSCALL,
+	UPROBE_REFUSED_PRIVILEGED,
+	UPROBE_REFUSED_FAR,
+	UPROBE_REFUSED_SEGMENT,
+	UPROBE_REFUSED_ENCODING,
+	UPROBE_REFUSED_MODE,
+	UPROBE_REFUSED_OTHER,
+};
+
 /* A handler's return value: take this probe out of the current mm. */
 #define UPROBE_HANDLER_REMOVE	1
 #define UPROBE_HANDLER_MASK	1
@@ -81,6 +115,9 @@ enum uprobe_notice {
  *	to a stub, while this consumer is on it: for code that may branch
  *	into the middle of the probed instruction (a jump rewrites its first
  *	five bytes, the breakpoint only the first).
+ * @refused: set by a registration of this consumer that failed because
+ *	the probed instruction cannot be probed: its class, else
+ *	UPROBE_REFUSED_NONE.
  * @cons_node: the probe's list of consumers; owned by the core.
  * @mm: the process a consumer of uprobe_register_pid() is for (a
  *	reference, mmgrab()); owned by the core.
@@ -100,6 +137,7 @@ struct uprobe_consumer {
 	void (*notify)(struct uprobe_consumer *self, struct uprobe *uprobe,
 		       enum uprobe_notice what, int err);
 	bool no_jump;
+	enum uprobe_refusal refused;
 
 	struct list_head cons_node;
 	struct mm_struct *mm;
@@ -414,6 +452,7 @@ bool is_trap_insn(uprobe_opcode_t *insn);
 unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len);
 void arch_uprobe_sync_mm(struct mm_struct *mm);
 unsigned int arch_uprobe_insn_len(struct arch_uprobe *auprobe);
+enum uprobe_refusal arch_uprobe_refusal(struct arch_uprobe *auprobe);
 const char *arch_uprobe_exec_name(struct arch_uprobe *auprobe);
 uprobe_opcode_t arch_uprobe_anon_swbp(struct mm_struct *mm);
 int set_swbp(struct arch_uprobe *auprobe, struct mm_struct *mm, unsigned long vaddr);

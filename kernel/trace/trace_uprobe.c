@@ -184,8 +184,27 @@ static const char *tu_log_errs[TU_LOG_NR] = {
 	[TU_ARM_FAILED] = "Probe not armed: see the errno",
 };
 
-/* Logs @what of @tu in the error_log, with the probe's definition. */
-static void tu_log_err(struct trace_uprobe *tu, int what)
+/*
+ * The error_log's words for an instruction that cannot be probed, by the
+ * class the architecture tells (uprobe_consumer.refused).
+ */
+static const char *tu_refusal_errs[UPROBE_REFUSED_OTHER + 1] = {
+	[UPROBE_REFUSED_UNDECODABLE] = "Probe not armed: the bytes there are no instruction",
+	[UPROBE_REFUSED_TRAP] = "Probe not armed: an instruction that traps cannot be probed",
+	[UPROBE_REFUSED_SYSCALL] = "Probe not armed: a system call instruction cannot be probed",
+	[UPROBE_REFUSED_PRIVILEGED] =
+		"Probe not armed: a privileged or I/O instruction cannot be probed",
+	[UPROBE_REFUSED_FAR] = "Probe not armed: a far branch or return cannot be probed",
+	[UPROBE_REFUSED_SEGMENT] =
+		"Probe not armed: a load of a segment register cannot be probed",
+	[UPROBE_REFUSED_ENCODING] = "Probe not armed: this encoding cannot run out of line",
+	[UPROBE_REFUSED_MODE] = "Probe not armed: code of this mode cannot be probed",
+	[UPROBE_REFUSED_OTHER] =
+		"Probe not armed: this instruction can be neither stepped nor emulated",
+};
+
+/* Logs entry @what of @errs for @tu in the error_log, with its definition. */
+static void tu_log(struct trace_uprobe *tu, const char **errs, int what)
 {
 	char *place, *cmd;
 
@@ -194,9 +213,15 @@ static void tu_log_err(struct trace_uprobe *tu, int what)
 				trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
 				place) : NULL;
 	if (cmd)
-		tracing_log_err(NULL, "trace_uprobe", cmd, tu_log_errs, what, 0);
+		tracing_log_err(NULL, "trace_uprobe", cmd, errs, what, 0);
 	kfree(cmd);
 	kfree(place);
+}
+
+/* Logs @what of @tu (enum of tu_log_errs) in the error_log. */
+static void tu_log_err(struct trace_uprobe *tu, int what)
+{
+	tu_log(tu, tu_log_errs, what);
 }
 
 /* Whether handlers of @tu's consumer, which left the core, may still run. */
@@ -245,7 +270,9 @@ static int tu_arm(struct trace_uprobe *tu)
 		uprobe = uprobe_register(d_real_inode(tu->path.dentry), tu->offset,
 					 tu->ref_ctr_offset, &tu->consumer);
 	if (IS_ERR(uprobe)) {
-		if (tu->pid)
+		if (tu->consumer.refused && tu->consumer.refused < ARRAY_SIZE(tu_refusal_errs))
+			tu_log(tu, tu_refusal_errs, tu->consumer.refused);
+		else if (tu->pid)
 			tu_log_err(tu, tu_arm_err(PTR_ERR(uprobe)));
 		return PTR_ERR(uprobe);
 	}

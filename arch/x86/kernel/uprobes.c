@@ -49,7 +49,8 @@
  * syscall/sysenter (the kernel would return to the slot), far transfers,
  * mov to a segment register (it hides the step trap), I/O, hlt, cli/sti,
  * xbegin, lock-prefixed instructions, REX2/XOP encodings and 16-bit
- * branches.
+ * branches.  The analysis keeps the class of each refusal (enum
+ * uprobe_refusal, arch_uprobe_refusal()), which a tracer tells its user.
  *
  * In the anonymous memory of a 64-bit task (code a JIT wrote), the
  * breakpoint is 0x06 rather than int3 (arch_uprobe_anon_swbp()): an
@@ -229,29 +230,30 @@ static u16 uprobe_opcode(struct insn *insn)
 	return 0x0f00 | insn->opcode.bytes[1];
 }
 
-static int uprobe_decode(struct arch_uprobe *aup, struct insn *insn, bool ia32)
+static enum uprobe_refusal uprobe_decode(struct arch_uprobe *aup, struct insn *insn,
+					 bool ia32)
 {
 	enum insn_mode mode = ia32 ? INSN_MODE_32 : INSN_MODE_64;
 
 	/* The decoder never goes past MAX_INSN_SIZE (15) bytes. */
 	if (insn_decode(insn, aup->insn, MAX_UINSN_BYTES, mode) < 0)
-		return -ENOEXEC;
-	return 0;
+		return UPROBE_REFUSED_UNDECODABLE;
+	return UPROBE_REFUSED_NONE;
 }
 
 /* Encodings refused whatever the opcode. */
-static int uprobe_check_encoding(struct insn *insn)
+static enum uprobe_refusal uprobe_check_encoding(struct insn *insn)
 {
 	unsigned int prefixes = uprobe_prefixes(insn);
 
 	if (prefixes & UPROBE_PFX(LOCK))
-		return -EOPNOTSUPP;
+		return UPROBE_REFUSED_ENCODING;
 	if (insn_is_rex2(insn) || insn_has_emulate_prefix(insn))
-		return -EOPNOTSUPP;
+		return UPROBE_REFUSED_ENCODING;
 	/* An address-size prefix would make it EIP-relative. */
 	if (insn_rip_relative(insn) && (prefixes & UPROBE_PFX(ADDRSZ)))
-		return -EOPNOTSUPP;
-	return 0;
+		return UPROBE_REFUSED_ENCODING;
+	return UPROBE_REFUSED_NONE;
 }
 
 /* One-byte opcodes that do not exist in 64-bit mode. */
@@ -267,8 +269,8 @@ static bool uprobe_invalid_in_64bit(u16 op)
 	return false;
 }
 
-/* One-byte opcodes that cannot be probed. */
-static bool uprobe_refused_onebyte(struct insn *insn, u16 op)
+/* One-byte opcodes that cannot be probed, and why. */
+static enum uprobe_refusal uprobe_refused_onebyte(struct insn *insn, u16 op)
 {
 	u8 reg = uprobe_modrm_reg(insn);
 
@@ -276,23 +278,26 @@ static bool uprobe_refused_onebyte(struct insn *insn, u16 op)
 	case 0x6c ... 0x6f:	/* ins, outs */
 	case 0xe4 ... 0xe7:	/* in, out imm8 */
 	case 0xec ... 0xef:	/* in, out dx */
-	case 0x8e:		/* mov to sreg: mov to ss hides the step */
-	case 0xca: case 0xcb:	/* far ret */
-	case 0xcc:		/* int3 */
-	case 0xcd:		/* int imm8 */
-	case 0xcf:		/* iret */
-	case 0xf1:		/* int1 */
 	case 0xf4:		/* hlt */
 	case 0xfa: case 0xfb:	/* cli, sti */
-		return true;
+		return UPROBE_REFUSED_PRIVILEGED;
+	case 0x8e:		/* mov to sreg: mov to ss hides the step */
+		return UPROBE_REFUSED_SEGMENT;
+	case 0xca: case 0xcb:	/* far ret */
+	case 0xcf:		/* iret */
+		return UPROBE_REFUSED_FAR;
+	case 0xcc:		/* int3 */
+	case 0xcd:		/* int imm8 */
+	case 0xf1:		/* int1 */
+		return UPROBE_REFUSED_TRAP;
 	case 0x8f:		/* /0 is pop r/m, the rest is XOP */
-		return reg != 0;
+		return reg != 0 ? UPROBE_REFUSED_ENCODING : UPROBE_REFUSED_NONE;
 	case 0xc7:		/* xbegin: a relative branch */
-		return insn->modrm.bytes[0] == 0xf8;
+		return insn->modrm.bytes[0] == 0xf8 ? UPROBE_REFUSED_OTHER : UPROBE_REFUSED_NONE;
 	case 0xff:		/* far call and far jmp */
-		return reg == 3 || reg == 5;
+		return reg == 3 || reg == 5 ? UPROBE_REFUSED_FAR : UPROBE_REFUSED_NONE;
 	}
-	return false;
+	return UPROBE_REFUSED_NONE;
 }
 
 /* 0f 01 is mostly system instructions: allow the few user ones. */
@@ -315,29 +320,30 @@ static bool uprobe_refused_0f01(struct insn *insn)
 	return true;
 }
 
-/* Two-byte opcodes that cannot be probed. */
-static bool uprobe_refused_twobyte(struct insn *insn, u16 op)
+/* Two-byte opcodes that cannot be probed, and why. */
+static enum uprobe_refusal uprobe_refused_twobyte(struct insn *insn, u16 op)
 {
 	switch (op) {
-	case 0x0f00:		/* sldt, str, lldt, ltr, verr, verw */
 	case 0x0f05:		/* syscall */
-	case 0x0f06:		/* clts */
 	case 0x0f07:		/* sysret */
+	case 0x0f34:		/* sysenter */
+	case 0x0f35:		/* sysexit */
+		return UPROBE_REFUSED_SYSCALL;
+	case 0x0f00:		/* sldt, str, lldt, ltr, verr, verw */
+	case 0x0f06:		/* clts */
 	case 0x0f08:		/* invd */
 	case 0x0f09:		/* wbinvd */
 	case 0x0f20 ... 0x0f23:	/* mov to/from cr, dr */
 	case 0x0f30:		/* wrmsr */
 	case 0x0f32:		/* rdmsr */
-	case 0x0f34:		/* sysenter */
-	case 0x0f35:		/* sysexit */
 	case 0x0f37:		/* getsec */
 	case 0x0f78: case 0x0f79: /* vmread, vmwrite */
 	case 0x0faa:		/* rsm */
-		return true;
+		return UPROBE_REFUSED_PRIVILEGED;
 	case 0x0f01:
-		return uprobe_refused_0f01(insn);
+		return uprobe_refused_0f01(insn) ? UPROBE_REFUSED_PRIVILEGED : UPROBE_REFUSED_NONE;
 	}
-	return false;
+	return UPROBE_REFUSED_NONE;
 }
 
 /*
@@ -359,36 +365,38 @@ static bool uprobe_prefix_as_opcode(u16 op, bool ia32)
 	return !ia32 && (inat_is_rex_prefix(attr) || inat_is_rex2_prefix(attr));
 }
 
-/* One-byte opcodes of 32-bit code only that cannot be probed. */
-static bool uprobe_refused_ia32(u16 op)
+/* One-byte opcodes of 32-bit code only that cannot be probed, and why. */
+static enum uprobe_refusal uprobe_refused_ia32(u16 op)
 {
 	switch (op) {
 	case 0x17:		/* pop %ss: hides the step, as mov to ss */
+		return UPROBE_REFUSED_SEGMENT;
 	case 0x9a:		/* far call */
-	case 0xce:		/* into */
 	case 0xea:		/* far jmp */
-		return true;
+		return UPROBE_REFUSED_FAR;
+	case 0xce:		/* into */
+		return UPROBE_REFUSED_TRAP;
 	}
-	return false;
+	return UPROBE_REFUSED_NONE;
 }
 
-static int uprobe_check_opcode(struct insn *insn, bool ia32)
+static enum uprobe_refusal uprobe_check_opcode(struct insn *insn, bool ia32)
 {
 	u16 op = uprobe_opcode(insn);
+	enum uprobe_refusal why;
 
 	if (op == UPROBE_OP_NONE)
-		return 0;
+		return UPROBE_REFUSED_NONE;
 	if (uprobe_prefix_as_opcode(op, ia32))
-		return -EOPNOTSUPP;
-	if (ia32 && uprobe_refused_ia32(op))
-		return -EOPNOTSUPP;
+		return UPROBE_REFUSED_ENCODING;
 	if (!ia32 && uprobe_invalid_in_64bit(op))
-		return -ENOEXEC;
-	if (op < 0x100 && uprobe_refused_onebyte(insn, op))
-		return -EOPNOTSUPP;
-	if (op >= 0x100 && uprobe_refused_twobyte(insn, op))
-		return -EOPNOTSUPP;
-	return 0;
+		return UPROBE_REFUSED_UNDECODABLE;
+	why = ia32 ? uprobe_refused_ia32(op) : UPROBE_REFUSED_NONE;
+	if (why)
+		return why;
+	if (op < 0x100)
+		return uprobe_refused_onebyte(insn, op);
+	return uprobe_refused_twobyte(insn, op);
 }
 
 /* nop, xchg %ax,%ax, pause, nopw/nopl r/m, endbr64, endbr32. */
@@ -508,40 +516,40 @@ static bool uprobe_branch_16bit(struct insn *insn)
 }
 
 /* 16-bit branches, and loops counting in ecx: not worth emulating. */
-static int uprobe_check_branch(struct insn *insn, u16 op)
+static enum uprobe_refusal uprobe_check_branch(struct insn *insn, u16 op)
 {
 	unsigned int prefixes = uprobe_prefixes(insn);
 
 	if (uprobe_branch_16bit(insn))
-		return -EOPNOTSUPP;
+		return UPROBE_REFUSED_ENCODING;
 	if (op >= 0xe0 && op <= 0xe3 && (prefixes & UPROBE_PFX(ADDRSZ)))
-		return -EOPNOTSUPP;
-	return 0;
+		return UPROBE_REFUSED_ENCODING;
+	return UPROBE_REFUSED_NONE;
 }
 
 /* Decide whether and how the instruction is emulated. */
-static int uprobe_setup_emulation(struct arch_uprobe *aup, struct insn *insn)
+static enum uprobe_refusal uprobe_setup_emulation(struct arch_uprobe *aup, struct insn *insn)
 {
 	u16 op = uprobe_opcode(insn);
-	int ret;
+	enum uprobe_refusal why;
 
 	if (uprobe_is_nop(insn, op)) {
 		aup->kind = UPROBE_KIND_NOP;
-		return 0;
+		return UPROBE_REFUSED_NONE;
 	}
 	if (op >= 0x50 && op <= 0x57) {
 		uprobe_setup_push(aup, insn, op);
-		return 0;
+		return UPROBE_REFUSED_NONE;
 	}
 	if ((op >= 0xb8 && op <= 0xbf) || op == 0xc7 || op == 0x8d) {
 		uprobe_setup_load(aup, insn, op);
-		return 0;
+		return UPROBE_REFUSED_NONE;
 	}
 	if (!uprobe_is_branch(op))
-		return 0;
-	ret = uprobe_check_branch(insn, op);
-	if (ret)
-		return ret;
+		return UPROBE_REFUSED_NONE;
+	why = uprobe_check_branch(insn, op);
+	if (why)
+		return why;
 
 	switch (op) {
 	case 0x70 ... 0x7f:
@@ -562,7 +570,7 @@ static int uprobe_setup_emulation(struct arch_uprobe *aup, struct insn *insn)
 		aup->emul.ret_pop = op == 0xc2 ? (u16)insn->immediate.value : 0;
 		break;
 	}
-	return 0;
+	return UPROBE_REFUSED_NONE;
 }
 
 /* The fixups a step of a non-branching or absolute-branching insn needs. */
@@ -588,15 +596,15 @@ static u8 uprobe_step_fixups(struct insn *insn)
 }
 
 /* 16-bit indirect call and jmp: the return address fixup writes 8 bytes. */
-static int uprobe_check_indirect(struct insn *insn)
+static enum uprobe_refusal uprobe_check_indirect(struct insn *insn)
 {
 	u8 reg = uprobe_modrm_reg(insn);
 
 	if (uprobe_opcode(insn) != 0xff || (reg != 2 && reg != 4))
-		return 0;
+		return UPROBE_REFUSED_NONE;
 	if (uprobe_branch_16bit(insn))
-		return -EOPNOTSUPP;
-	return 0;
+		return UPROBE_REFUSED_ENCODING;
+	return UPROBE_REFUSED_NONE;
 }
 
 /* The registers (numbers 0..7) an instruction may use besides its r/m. */
@@ -636,13 +644,13 @@ static int uprobe_pick_scratch(struct insn *insn)
  * ModRM.mod 00 -> 10 with r/m = scratch, and clear the B extension bit
  * (ignored for RIP-relative, meaningful for a base register).
  */
-static int uprobe_rewrite_riprel(struct arch_uprobe *aup, struct insn *insn)
+static enum uprobe_refusal uprobe_rewrite_riprel(struct arch_uprobe *aup, struct insn *insn)
 {
 	int scratch = uprobe_pick_scratch(insn);
 	u8 *modrm = &aup->ixol[insn_offset_modrm(insn)];
 
 	if (scratch < 0)
-		return -EOPNOTSUPP;
+		return UPROBE_REFUSED_ENCODING;
 	*modrm = (*modrm & 0x38) | 0x80 | scratch;
 	if (insn->rex_prefix.nbytes)
 		aup->ixol[insn_offset_rex_prefix(insn)] &= ~0x01;
@@ -650,7 +658,7 @@ static int uprobe_rewrite_riprel(struct arch_uprobe *aup, struct insn *insn)
 		aup->ixol[insn_offset_vex_prefix(insn) + 1] |= 0x20;
 	aup->scratch_reg = uprobe_gpr_offset[scratch];
 	aup->fixups |= UPROBE_FIX_RIP_SCRATCH;
-	return 0;
+	return UPROBE_REFUSED_NONE;
 }
 
 /*
@@ -668,29 +676,29 @@ static void uprobe_setup_rel_step(struct arch_uprobe *aup, struct insn *insn)
 }
 
 /* Prepare the copy and the fixups used if the instruction is stepped. */
-static int uprobe_setup_step(struct arch_uprobe *aup, struct insn *insn)
+static enum uprobe_refusal uprobe_setup_step(struct arch_uprobe *aup, struct insn *insn)
 {
-	int ret;
+	enum uprobe_refusal why;
 
 	memcpy(aup->ixol, aup->insn, insn->length);
 	switch (aup->kind) {
 	case UPROBE_KIND_JCC:
 	case UPROBE_KIND_LOOP:
 		/* never stepped: emulating them cannot fail */
-		return 0;
+		return UPROBE_REFUSED_NONE;
 	case UPROBE_KIND_JMP:
 	case UPROBE_KIND_CALL:
 		uprobe_setup_rel_step(aup, insn);
-		return 0;
+		return UPROBE_REFUSED_NONE;
 	}
 
-	ret = uprobe_check_indirect(insn);
-	if (ret)
-		return ret;
+	why = uprobe_check_indirect(insn);
+	if (why)
+		return why;
 	aup->fixups = uprobe_step_fixups(insn);
 	if (insn_rip_relative(insn))
 		return uprobe_rewrite_riprel(aup, insn);
-	return 0;
+	return UPROBE_REFUSED_NONE;
 }
 
 static void uprobe_reset(struct arch_uprobe *aup)
@@ -702,6 +710,15 @@ static void uprobe_reset(struct arch_uprobe *aup)
 	aup->fixups = 0;
 	aup->scratch_reg = 0;
 	aup->ia32 = false;
+	aup->refused = UPROBE_REFUSED_NONE;
+}
+
+/* Refuses the instruction for @why: the errno the analysis returns. */
+static int uprobe_refuse(struct arch_uprobe *aup, enum uprobe_refusal why)
+{
+	uprobe_reset(aup);
+	aup->refused = why;
+	return why == UPROBE_REFUSED_UNDECODABLE ? -ENOEXEC : -EOPNOTSUPP;
 }
 
 /**
@@ -714,35 +731,44 @@ static void uprobe_reset(struct arch_uprobe *aup)
  * arch_uprobe_analyze_insn(), with the mode of the probed file's code.
  *
  * Return: 0, -ENOEXEC if the bytes are not an instruction, -EOPNOTSUPP if
- * the instruction cannot be probed.
+ * the instruction cannot be probed; arch_uprobe_refusal() then tells why.
  */
 int arch_uprobe_analyze_compat(struct arch_uprobe *aup, bool compat)
 {
+	enum uprobe_refusal why;
 	bool ia32 = compat;
 	struct insn insn;
-	int ret;
 
 	uprobe_reset(aup);
-	ret = uprobe_decode(aup, &insn, ia32);
-	if (ret)
-		return ret;
-	if (!IS_ENABLED(CONFIG_X86_64))
-		return -EOPNOTSUPP;
+	why = uprobe_decode(aup, &insn, ia32);
+	if (!why && !IS_ENABLED(CONFIG_X86_64))
+		why = UPROBE_REFUSED_MODE;
+	if (why)
+		return uprobe_refuse(aup, why);
 
 	aup->ia32 = ia32;
-	ret = uprobe_check_encoding(&insn);
-	if (!ret)
-		ret = uprobe_check_opcode(&insn, ia32);
-	if (!ret)
-		ret = uprobe_setup_emulation(aup, &insn);
-	if (!ret)
-		ret = uprobe_setup_step(aup, &insn);
-	if (ret) {
-		uprobe_reset(aup);
-		return ret;
-	}
+	why = uprobe_check_encoding(&insn);
+	if (!why)
+		why = uprobe_check_opcode(&insn, ia32);
+	if (!why)
+		why = uprobe_setup_emulation(aup, &insn);
+	if (!why)
+		why = uprobe_setup_step(aup, &insn);
+	if (why)
+		return uprobe_refuse(aup, why);
 	aup->len = insn.length;
 	return 0;
+}
+
+/**
+ * arch_uprobe_refusal - why the analysis refused an instruction
+ * @aup: the instruction, after arch_uprobe_analyze_compat() failed on it
+ *
+ * Return: the class of the refusal, as the analysis found it.
+ */
+enum uprobe_refusal arch_uprobe_refusal(struct arch_uprobe *aup)
+{
+	return aup->refused;
 }
 
 /* ---- emulation ---- */

@@ -22,6 +22,7 @@
  * @name: the instruction in AT&T syntax
  * @insn: its bytes
  * @ret: the expected return value; nothing else is checked unless 0
+ * @why: the expected class of a refusal, UPROBE_REFUSED_NONE for none
  * @len: the expected length
  * @kind: the expected UPROBE_KIND_*
  * @fixups: the expected UPROBE_FIX_*
@@ -42,6 +43,7 @@ struct uprobe_analysis_case {
 	const char *name;
 	u8 insn[MAX_UINSN_BYTES];
 	int ret;
+	enum uprobe_refusal why;
 	u8 len;
 	u8 kind;
 	u8 fixups;
@@ -105,8 +107,8 @@ struct uprobe_analysis_case {
 	  .load_reg = REG(_reg), .load_val = _disp, .load_rip = true,	\
 	  .load_wide = _wide }
 
-#define REFUSE(_name, _err, _bytes)					\
-	{ .name = _name, .insn = _bytes, .ret = _err }
+#define REFUSE(_name, _err, _why, _bytes)				\
+	{ .name = _name, .insn = _bytes, .ret = _err, .why = UPROBE_REFUSED_##_why }
 
 static const struct uprobe_analysis_case uprobe_analysis_cases[] = {
 	/* nops of every length, emulated */
@@ -184,10 +186,10 @@ static const struct uprobe_analysis_case uprobe_analysis_cases[] = {
 	RET("rep ret", 2, 0, B(0xf3, 0xc3)),
 	RET("ret $0x10", 3, 0x10, B(0xc2, 0x10, 0x00)),
 	RET("ret $0xfff8", 3, 0xfff8, B(0xc2, 0xf8, 0xff)),
-	REFUSE("jmp rel16", -EOPNOTSUPP, B(0x66, 0xe9, 0x00, 0x01)),
-	REFUSE("callw rel16", -EOPNOTSUPP, B(0x66, 0xe8, 0x00, 0x01)),
-	REFUSE("retw", -EOPNOTSUPP, B(0x66, 0xc3)),
-	REFUSE("loop with ecx", -EOPNOTSUPP, B(0x67, 0xe2, 0xfe)),
+	REFUSE("jmp rel16", -EOPNOTSUPP, ENCODING, B(0x66, 0xe9, 0x00, 0x01)),
+	REFUSE("callw rel16", -EOPNOTSUPP, ENCODING, B(0x66, 0xe8, 0x00, 0x01)),
+	REFUSE("retw", -EOPNOTSUPP, ENCODING, B(0x66, 0xc3)),
+	REFUSE("loop with ecx", -EOPNOTSUPP, ENCODING, B(0x67, 0xe2, 0xfe)),
 
 	/* ordinary instructions, stepped */
 	STEP("mov %rsp,%rbp", 3, FIX_IP, B(0x48, 0x89, 0xe5)),
@@ -237,7 +239,7 @@ static const struct uprobe_analysis_case uprobe_analysis_cases[] = {
 	STEP("data16 rex.W call *%rax", 4, FIX_CALL, B(0x66, 0x48, 0xff, 0xd0)),
 	STEP("jmp *%r11", 3, 0, B(0x41, 0xff, 0xe3)),
 	STEP("notrack jmp *%rax", 3, 0, B(0x3e, 0xff, 0xe0)),
-	REFUSE("callw *%ax", -EOPNOTSUPP, B(0x66, 0xff, 0xd0)),
+	REFUSE("callw *%ax", -EOPNOTSUPP, ENCODING, B(0x66, 0xff, 0xd0)),
 
 	/* RIP-relative operands, stepped through a scratch register */
 	RIPREL("mov 0x10(%rip),%rax", 7, FIX_IP, si,
@@ -312,52 +314,52 @@ static const struct uprobe_analysis_case uprobe_analysis_cases[] = {
 	  .fixups = FIX_IP | FIX_RIP, .scratch_reg = REG(si),
 	  .check_ixol = true,
 	  .ixol = B(0x0f, 0x1f, 0x86, 0x10, 0x00, 0x00, 0x00) },
-	REFUSE("mov 0x10(%eip),%eax", -EOPNOTSUPP,
+	REFUSE("mov 0x10(%eip),%eax", -EOPNOTSUPP, ENCODING,
 	       B(0x67, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00)),
 
 	/* refused */
-	REFUSE("int3", -EOPNOTSUPP, B(0xcc)),
-	REFUSE("int $0x80", -EOPNOTSUPP, B(0xcd, 0x80)),
-	REFUSE("int1", -EOPNOTSUPP, B(0xf1)),
-	REFUSE("hlt", -EOPNOTSUPP, B(0xf4)),
-	REFUSE("in $0x60,%al", -EOPNOTSUPP, B(0xe4, 0x60)),
-	REFUSE("out %al,(%dx)", -EOPNOTSUPP, B(0xee)),
-	REFUSE("insb", -EOPNOTSUPP, B(0x6c)),
-	REFUSE("cli", -EOPNOTSUPP, B(0xfa)),
-	REFUSE("sti", -EOPNOTSUPP, B(0xfb)),
-	REFUSE("lock add %eax,(%rdi)", -EOPNOTSUPP, B(0xf0, 0x01, 0x07)),
-	REFUSE("lock cmpxchg %ecx,(%rdx)", -EOPNOTSUPP,
+	REFUSE("int3", -EOPNOTSUPP, TRAP, B(0xcc)),
+	REFUSE("int $0x80", -EOPNOTSUPP, TRAP, B(0xcd, 0x80)),
+	REFUSE("int1", -EOPNOTSUPP, TRAP, B(0xf1)),
+	REFUSE("hlt", -EOPNOTSUPP, PRIVILEGED, B(0xf4)),
+	REFUSE("in $0x60,%al", -EOPNOTSUPP, PRIVILEGED, B(0xe4, 0x60)),
+	REFUSE("out %al,(%dx)", -EOPNOTSUPP, PRIVILEGED, B(0xee)),
+	REFUSE("insb", -EOPNOTSUPP, PRIVILEGED, B(0x6c)),
+	REFUSE("cli", -EOPNOTSUPP, PRIVILEGED, B(0xfa)),
+	REFUSE("sti", -EOPNOTSUPP, PRIVILEGED, B(0xfb)),
+	REFUSE("lock add %eax,(%rdi)", -EOPNOTSUPP, ENCODING, B(0xf0, 0x01, 0x07)),
+	REFUSE("lock cmpxchg %ecx,(%rdx)", -EOPNOTSUPP, ENCODING,
 	       B(0xf0, 0x0f, 0xb1, 0x0a)),
-	REFUSE("syscall", -EOPNOTSUPP, B(0x0f, 0x05)),
-	REFUSE("sysenter", -EOPNOTSUPP, B(0x0f, 0x34)),
-	REFUSE("iretq", -EOPNOTSUPP, B(0x48, 0xcf)),
-	REFUSE("lret", -EOPNOTSUPP, B(0xcb)),
-	REFUSE("lcall *(%rax)", -EOPNOTSUPP, B(0xff, 0x18)),
-	REFUSE("ljmp *(%rax)", -EOPNOTSUPP, B(0xff, 0x28)),
-	REFUSE("mov %eax,%ds", -EOPNOTSUPP, B(0x8e, 0xd8)),
-	REFUSE("mov %eax,%ss", -EOPNOTSUPP, B(0x8e, 0xd0)),
-	REFUSE("mov %rax,%cr0", -EOPNOTSUPP, B(0x0f, 0x22, 0xc0)),
-	REFUSE("wrmsr", -EOPNOTSUPP, B(0x0f, 0x30)),
-	REFUSE("rdmsr", -EOPNOTSUPP, B(0x0f, 0x32)),
-	REFUSE("wbinvd", -EOPNOTSUPP, B(0x0f, 0x09)),
-	REFUSE("lgdt (%rax)", -EOPNOTSUPP, B(0x0f, 0x01, 0x10)),
-	REFUSE("swapgs", -EOPNOTSUPP, B(0x0f, 0x01, 0xf8)),
-	REFUSE("sldt %eax", -EOPNOTSUPP, B(0x0f, 0x00, 0xc0)),
-	REFUSE("xbegin", -EOPNOTSUPP, B(0xc7, 0xf8, 0x00, 0x00, 0x00, 0x00)),
-	REFUSE("xop vprotb", -EOPNOTSUPP, B(0x8f, 0xe8, 0x78, 0xc0, 0xc0, 0x01)),
-	REFUSE("rex.w before data16", -EOPNOTSUPP, B(0x48, 0x66, 0x90)),
-	REFUSE("rex.w rex.w mov %rsp,%rbp", -EOPNOTSUPP,
+	REFUSE("syscall", -EOPNOTSUPP, SYSCALL, B(0x0f, 0x05)),
+	REFUSE("sysenter", -EOPNOTSUPP, SYSCALL, B(0x0f, 0x34)),
+	REFUSE("iretq", -EOPNOTSUPP, FAR, B(0x48, 0xcf)),
+	REFUSE("lret", -EOPNOTSUPP, FAR, B(0xcb)),
+	REFUSE("lcall *(%rax)", -EOPNOTSUPP, FAR, B(0xff, 0x18)),
+	REFUSE("ljmp *(%rax)", -EOPNOTSUPP, FAR, B(0xff, 0x28)),
+	REFUSE("mov %eax,%ds", -EOPNOTSUPP, SEGMENT, B(0x8e, 0xd8)),
+	REFUSE("mov %eax,%ss", -EOPNOTSUPP, SEGMENT, B(0x8e, 0xd0)),
+	REFUSE("mov %rax,%cr0", -EOPNOTSUPP, PRIVILEGED, B(0x0f, 0x22, 0xc0)),
+	REFUSE("wrmsr", -EOPNOTSUPP, PRIVILEGED, B(0x0f, 0x30)),
+	REFUSE("rdmsr", -EOPNOTSUPP, PRIVILEGED, B(0x0f, 0x32)),
+	REFUSE("wbinvd", -EOPNOTSUPP, PRIVILEGED, B(0x0f, 0x09)),
+	REFUSE("lgdt (%rax)", -EOPNOTSUPP, PRIVILEGED, B(0x0f, 0x01, 0x10)),
+	REFUSE("swapgs", -EOPNOTSUPP, PRIVILEGED, B(0x0f, 0x01, 0xf8)),
+	REFUSE("sldt %eax", -EOPNOTSUPP, PRIVILEGED, B(0x0f, 0x00, 0xc0)),
+	REFUSE("xbegin", -EOPNOTSUPP, OTHER, B(0xc7, 0xf8, 0x00, 0x00, 0x00, 0x00)),
+	REFUSE("xop vprotb", -EOPNOTSUPP, ENCODING, B(0x8f, 0xe8, 0x78, 0xc0, 0xc0, 0x01)),
+	REFUSE("rex.w before data16", -EOPNOTSUPP, ENCODING, B(0x48, 0x66, 0x90)),
+	REFUSE("rex.w rex.w mov %rsp,%rbp", -EOPNOTSUPP, ENCODING,
 	       B(0x48, 0x48, 0x89, 0xe5)),
-	REFUSE("rex before lock", -EOPNOTSUPP, B(0x48, 0xf0, 0x01, 0x07)),
+	REFUSE("rex before lock", -EOPNOTSUPP, ENCODING, B(0x48, 0xf0, 0x01, 0x07)),
 
 	/* not instructions */
-	REFUSE("push %es (not in 64-bit mode)", -ENOEXEC, B(0x06)),
-	REFUSE("VEX without a VEX opcode", -ENOEXEC, B(0xc5, 0xf8, 0x06)),
-	REFUSE("andn without VEX", -ENOEXEC, B(0x0f, 0x38, 0xf2, 0x00)),
-	REFUSE("prefixes only", -ENOEXEC,
+	REFUSE("push %es (not in 64-bit mode)", -ENOEXEC, UNDECODABLE, B(0x06)),
+	REFUSE("VEX without a VEX opcode", -ENOEXEC, UNDECODABLE, B(0xc5, 0xf8, 0x06)),
+	REFUSE("andn without VEX", -ENOEXEC, UNDECODABLE, B(0x0f, 0x38, 0xf2, 0x00)),
+	REFUSE("prefixes only", -ENOEXEC, UNDECODABLE,
 	       B(0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
 		 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66)),
-	REFUSE("longer than 15 bytes", -ENOEXEC,
+	REFUSE("longer than 15 bytes", -ENOEXEC, UNDECODABLE,
 	       B(0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
 		 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x00)),
 };
@@ -408,6 +410,7 @@ static void uprobe_check_analysis(struct kunit *test,
 	memcpy(aup.insn, c->insn, MAX_UINSN_BYTES);
 	ret = arch_uprobe_analyze_compat(&aup, ia32);
 	KUNIT_ASSERT_EQ(test, ret, c->ret);
+	KUNIT_EXPECT_EQ(test, arch_uprobe_refusal(&aup), c->why);
 	if (ret)
 		return;
 
@@ -465,16 +468,16 @@ static const struct uprobe_analysis_case uprobe_ia32_cases[] = {
 	BRANCH("loop", LOOP, 2, 0, -2, 2, B(0xe2, 0xfe), B(0xe2, 0xfe)),
 	RET("ret", 1, 0, B(0xc3)),
 	RET("ret $0x8", 3, 8, B(0xc2, 0x08, 0x00)),
-	REFUSE("pop %ss", -EOPNOTSUPP, B(0x17)),
-	REFUSE("lcall $0x23,$0x0", -EOPNOTSUPP,
+	REFUSE("pop %ss", -EOPNOTSUPP, SEGMENT, B(0x17)),
+	REFUSE("lcall $0x23,$0x0", -EOPNOTSUPP, FAR,
 	       B(0x9a, 0x00, 0x00, 0x00, 0x00, 0x23, 0x00)),
-	REFUSE("ljmp $0x23,$0x0", -EOPNOTSUPP,
+	REFUSE("ljmp $0x23,$0x0", -EOPNOTSUPP, FAR,
 	       B(0xea, 0x00, 0x00, 0x00, 0x00, 0x23, 0x00)),
-	REFUSE("into", -EOPNOTSUPP, B(0xce)),
-	REFUSE("int $0x80", -EOPNOTSUPP, B(0xcd, 0x80)),
-	REFUSE("sysenter", -EOPNOTSUPP, B(0x0f, 0x34)),
-	REFUSE("call rel16", -EOPNOTSUPP, B(0x66, 0xe8, 0x00, 0x01)),
-	REFUSE("lock incl (%eax)", -EOPNOTSUPP, B(0xf0, 0xff, 0x00)),
+	REFUSE("into", -EOPNOTSUPP, TRAP, B(0xce)),
+	REFUSE("int $0x80", -EOPNOTSUPP, TRAP, B(0xcd, 0x80)),
+	REFUSE("sysenter", -EOPNOTSUPP, SYSCALL, B(0x0f, 0x34)),
+	REFUSE("call rel16", -EOPNOTSUPP, ENCODING, B(0x66, 0xe8, 0x00, 0x01)),
+	REFUSE("lock incl (%eax)", -EOPNOTSUPP, ENCODING, B(0xf0, 0xff, 0x00)),
 };
 
 KUNIT_ARRAY_PARAM(uprobe_ia32, uprobe_ia32_cases, uprobe_analysis_case_desc);

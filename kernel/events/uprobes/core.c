@@ -367,6 +367,18 @@ static void attach_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc,
 }
 
 /*
+ * Gives @uc the class of @uprobe's instruction (uprobe_consumer.refused),
+ * when the analysis refused it: for a registration of @uc that failed.
+ */
+static void tell_refusal(struct uprobe *uprobe, struct uprobe_consumer *uc)
+{
+	mutex_lock(&uprobe->insn_mutex);
+	if (uprobe->insn_state == INSN_REFUSED)
+		uc->refused = uprobe->insn_why;
+	mutex_unlock(&uprobe->insn_mutex);
+}
+
+/*
  * Adds @uc to the probe at (@inode, @offset) without arming it, for @mm
  * only if not NULL (uprobe_register_pid(), whose reference the consumer
  * keeps from then on); @inode NULL: at address @offset of @mm's anonymous
@@ -381,6 +393,7 @@ static struct uprobe *add_consumer(struct inode *inode, loff_t offset,
 	struct uprobe *uprobe;
 	int err;
 
+	uc->refused = UPROBE_REFUSED_NONE;
 	if (!inode) {
 		uprobe = lock_live_uprobe(NULL, mm, offset, 0);
 		if (!IS_ERR(uprobe))
@@ -395,6 +408,7 @@ static struct uprobe *add_consumer(struct inode *inode, loff_t offset,
 		return uprobe;
 	err = prepare_insn_early(uprobe);
 	if (err) {
+		tell_refusal(uprobe, uc);
 		retire_uprobe(uprobe, 0);
 		up_write(&uprobe->register_rwsem);
 		put_uprobe(uprobe);
@@ -425,6 +439,7 @@ struct uprobe *register_consumer(struct inode *inode, loff_t offset, loff_t ref_
 	return uprobe;
 
 unregister:
+	tell_refusal(uprobe, uc);
 	unregister_consumer(uprobe, uc);
 	up_write(&uprobe->register_rwsem);
 	synchronize_srcu(&uprobes_srcu);

@@ -463,6 +463,7 @@ int prepare_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
 		goto unlock;
 	if (err) {
 		uprobe->insn_err = err;
+		uprobe->insn_why = arch_uprobe_refusal(&uprobe->arch);
 		uprobe->insn_state = INSN_REFUSED;
 	} else {
 		/* @arch before READY: the lockless readers rely on it. */
@@ -482,6 +483,19 @@ unlock:
 unsigned int __weak arch_uprobe_insn_len(struct arch_uprobe *auprobe)
 {
 	return UPROBE_SWBP_INSN_SIZE;
+}
+
+/**
+ * arch_uprobe_refusal - the class of an instruction the analysis refused
+ * @auprobe: the instruction, right after arch_uprobe_analyze_insn() (or
+ *	arch_uprobe_analyze_compat()) failed on it
+ *
+ * Return: the default, for an architecture that does not tell:
+ * UPROBE_REFUSED_NONE.
+ */
+enum uprobe_refusal __weak arch_uprobe_refusal(struct arch_uprobe *auprobe)
+{
+	return UPROBE_REFUSED_NONE;
 }
 
 /**

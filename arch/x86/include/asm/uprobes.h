@@ -66,6 +66,7 @@ enum arch_uprobe_kind {
  * @scratch_reg: offset in pt_regs of the scratch register, with
  *	UPROBE_FIX_RIP_SCRATCH
  * @ia32: 32-bit code, decoded and carried out by the 32-bit rules
+ * @refused: why the analysis refused the instruction (enum uprobe_refusal)
  * @emul: operands of an emulated instruction
  */
 struct arch_uprobe {
@@ -75,6 +76,7 @@ struct arch_uprobe {
 	u8 kind;
 	u8 fixups;
 	bool ia32;
+	u8 refused;
 	u16 scratch_reg;
 	union {
 		struct {

@@ -284,6 +284,8 @@ TEST_F(badreg, perf_offset_past_eof)
  * leaks its internal ENOTSUPP, 524, there).
  * arm64 refuses every instruction it can neither step nor simulate with
  * EINVAL.  @first is the instruction's first code unit (byte, or word).
+ * @why: the error_log's words for the refusal, where the kernel tells the
+ * class of the instruction (x86); a kernel without them skips that check.
  */
 FIXTURE(badinsn) {
 	struct snapshot before;
@@ -306,6 +308,7 @@ FIXTURE_VARIANT(badinsn) {
 	const unsigned char *site;
 	INSN_UNIT first;
 	int err;
+	const char *why;
 };
 
 #ifdef __aarch64__
@@ -335,32 +338,52 @@ FIXTURE_VARIANT_ADD(badinsn, msr) {
 #else
 FIXTURE_VARIANT_ADD(badinsn, int3) {
 	.site = badreg_int3, .first = 0xcc, .err = EOPNOTSUPP,
+	.why = "Probe not armed: an instruction that traps cannot be probed",
 };
 
 FIXTURE_VARIANT_ADD(badinsn, hlt) {
 	.site = badreg_hlt, .first = 0xf4, .err = EOPNOTSUPP,
+	.why = "Probe not armed: a privileged or I/O instruction cannot be probed",
 };
 
 FIXTURE_VARIANT_ADD(badinsn, in) {
 	.site = badreg_in, .first = 0xec, .err = EOPNOTSUPP,
+	.why = "Probe not armed: a privileged or I/O instruction cannot be probed",
 };
 
 FIXTURE_VARIANT_ADD(badinsn, int80) {
 	.site = badreg_int80, .first = 0xcd, .err = EOPNOTSUPP,
+	.why = "Probe not armed: an instruction that traps cannot be probed",
 };
 
 FIXTURE_VARIANT_ADD(badinsn, cli) {
 	.site = badreg_cli, .first = 0xfa, .err = EOPNOTSUPP,
+	.why = "Probe not armed: a privileged or I/O instruction cannot be probed",
 };
 
 FIXTURE_VARIANT_ADD(badinsn, too_long) {
 	.site = badreg_long, .first = 0x66, .err = ENOEXEC,
+	.why = "Probe not armed: the bytes there are no instruction",
 };
 
 FIXTURE_VARIANT_ADD(badinsn, bad_vex) {
 	.site = badreg_vex, .first = 0xc4, .err = ENOEXEC,
+	.why = "Probe not armed: the bytes there are no instruction",
 };
 #endif
+
+/*
+ * The error_log holds @n entries of @why, the refusal's class in words,
+ * one for each registration refused, when the kernel tells the class.
+ */
+static void check_refusal_logged(struct __test_metadata *_metadata, const char *why, int n)
+{
+	if (!why || kernel_lacks(_metadata, error_logged(why) > 0,
+				 "error_log entry for a refused instruction"))
+		return;
+	EXPECT_EQ(n, error_logged(why));
+	EXPECT_EQ(n, error_logged("Command: "));
+}
 
 TEST_F(badinsn, events)
 {
@@ -377,6 +400,7 @@ TEST_F(badinsn, events)
 	ASSERT_NE(NULL, enable);
 	EXPECT_STREQ("0\n", enable);
 	free(enable);
+	check_refusal_logged(_metadata, variant->why, 1);
 	check_unarmed(_metadata, &self->before);
 	EXPECT_EQ(0, profile_hits("e"));
 	EXPECT_EQ(0, uprobe_event_add("-:" GROUP "/e"));
@@ -394,6 +418,7 @@ TEST_F(badinsn, perf)
 	EXPECT_EQ(-variant->err, err);
 	err = perf_probe(self_path(), offset, 1);
 	EXPECT_EQ(-variant->err, err);
+	check_refusal_logged(_metadata, variant->why, 2);
 	EXPECT_TRUE(no_events());
 	check_unarmed(_metadata, &self->before);
 	check_good_probe(_metadata);
