@@ -84,6 +84,13 @@ subsystems_of() {
 		grep -v '^THE REST$' | sort -u || true
 }
 
+# The lines of file $2 that patch $1 adds or removes, without their sign.
+file_changed_lines() {
+	awk -v file="$2" '
+		/^diff --git / { on = ($3 == "a/" file) }
+		on && /^[-+]([^-+]|$)/ { print substr($0, 2) }' "$1"
+}
+
 # Whether file $2 is a Makefile whose changed lines in patch $1 only list
 # objects (obj-... lines, X.o or X/, and the conditionals around them)
 # built from files the patch changes:
@@ -93,9 +100,7 @@ own_build_glue() {
 	local dir
 	case $2 in */Makefile) ;; *) return 1 ;; esac
 	dir=$(dirname "$2")
-	awk -v file="$2" '
-		/^diff --git / { on = ($3 == "a/" file) }
-		on && /^[-+]([^-+]|$)/ { print substr($0, 2) }' "$1" |
+	file_changed_lines "$1" "$2" |
 		awk -v dir="$dir" -v files="$(patch_files "$1" | tr '\n' ' ')" '
 		BEGIN { n = split(files, f, " "); for (i = 1; i <= n; i++) own[f[i]] = 1 }
 		/^[ \t]*(#|$)/ { next }
@@ -126,11 +131,9 @@ own_build_glue() {
 # options (select X, select X if Y) that the patch's other files test
 # (CONFIG_X in them): the glue that builds what the patch implements.
 own_select_glue() {
-	local lines symbol
+	local line lines symbol
 	case $2 in */Kconfig | Kconfig*) ;; *) return 1 ;; esac
-	lines=$(awk -v file="$2" '
-		/^diff --git / { on = ($3 == "a/" file) }
-		on && /^[-+]([^-+]|$)/ { print substr($0, 2) }' "$1" | grep -v '^[[:space:]]*$' || true)
+	lines=$(file_changed_lines "$1" "$2" | grep -v '^[[:space:]]*$' || true)
 	[ -n "$lines" ] || return 1
 	while read -r line; do
 		[[ $line =~ ^select[[:space:]]+([A-Z0-9_]+)([[:space:]]+if[[:space:]].*)?$ ]] || return 1
