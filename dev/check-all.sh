@@ -43,14 +43,18 @@
 # of commits of the checkout points to (modulo 7): successive runs go
 # round the list, and so do the runs of successive commits in fresh
 # clones on fresh machines, which have no cache.  Each part runs even if one before
-# it failed, and says how long it took; the last line adds them up,
-# "N passed, N failed, N skipped".
+# it failed, and says how long it took; the closing summary names what did
+# not run and what failed, and the last line adds them up, "N passed, N
+# failed, N skipped".
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 passed=0 failed=0 skipped=0
 # What did not run, by name, for the closing summary (each also a skip).
 not_run=()
+# What failed, "PART: LINE", for the closing summary: the lines of the
+# parts' output that name a failure (note_failures).
+failures=()
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -80,6 +84,16 @@ add_counts() {
 	fi
 	read -r p _ f _ s _ <<<"${line//,/}"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
+}
+
+# note_failures PART [REGEX]: keeps the lines of $log that match REGEX,
+# by default those that name a failure of a test boot (dev/summary.sh's
+# "failed: " and "not ok - " lines) or of a TAP part (pathlen).
+note_failures() {
+	local line
+	while read -r line; do
+		failures+=("$1: $line")
+	done < <(grep -E "${2:-^failed: |^not ok}" "$log" || true)
 }
 
 # make TARGET... in the top directory, its output also in $log; a failure
@@ -125,6 +139,7 @@ run_part() {
 	part "$name" "make $*"
 	make_logged "$@"
 	add_counts "$name"
+	note_failures "$name"
 	part_end "$name" "$start"
 }
 
@@ -202,6 +217,7 @@ run_mutants() {
 		mutant=${mutant_names[i]}
 		make_logged mutants TIMEOUT=$MUTANT_LIMIT MUTANTS="^$mutant\$"
 		add_line_counts "mutant $mutant" '^          caught by ' '^          MISSED by '
+		note_failures "mutant $mutant" 'MISSED by '
 		ran=$((ran + 1)) mutants_ran=$((mutants_ran + 1))
 		echo "${mutant_names[$(((i + 1) % mutant_count))]}" >"$cursor"
 	done
@@ -222,6 +238,8 @@ run_series() {
 	else
 		echo "not ok - series: its end is not ours, checkpatch complains, or a review rule fails"
 		failed=$((failed + 1))
+		note_failures series
+		failures+=("series: its end is not ours, checkpatch complains, or a review rule fails")
 	fi
 	part_end series "$start"
 }
@@ -231,6 +249,7 @@ run_cross() {
 	part "cross $arch" "make cross CROSS_ARCHES=$arch"
 	make_logged cross CROSS_ARCHES="$arch"
 	add_line_counts "cross $arch" "^  $arch +ok " "^  $arch +(FAILED|WARNED) "
+	note_failures "cross $arch" "^  $arch +(FAILED|WARNED) "
 	part_end "cross $arch" "$start"
 }
 
@@ -265,6 +284,9 @@ echo
 echo "=== check-all: $SECONDS s"
 for name in "${not_run[@]}"; do
 	echo "=== not run: $name"
+done
+for line in "${failures[@]}"; do
+	echo "=== failed: $line"
 done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

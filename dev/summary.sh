@@ -17,8 +17,9 @@
 # checks); a "not run" one, which guest/check.sh leaves out, counts as
 # skipped, and one failure if it ran all the same.  So do a suite that never
 # ran, ran short of its "1..N" plan, or exited non-zero without reporting a
-# failure, and a dirty kernel log (KERNEL_CHECK_RC non-zero).  Prints "N
-# passed, N failed, N skipped" last.
+# failure, and a dirty kernel log (KERNEL_CHECK_RC non-zero).  Prints
+# "failed: SUITE: TEST" for each failed test that dev/expected-failures does
+# not expect, then "N passed, N failed, N skipped" last.
 set -euo pipefail
 
 usage="usage: summary.sh RESULTS ENGINE ARCH [KERNEL_CHECK_RC]"
@@ -26,6 +27,8 @@ results=${1:?$usage} engine=${2:?$usage} arch=${3:?$usage} kernel_rc=${4:-0}
 expected=$(dirname "$0")/expected-skips
 failures=$(dirname "$0")/expected-failures
 passed=0 failed=0 skipped=0
+# "SUITE: TEST" of each failure that dev/expected-failures does not expect.
+unexpected=()
 harness='^not ok( [0-9]+)?( -)? harness: '
 
 fail() {
@@ -59,14 +62,14 @@ tests_of() {
 # the tests left out (xskipped) from the failures to the passes and skips.
 count_expected() {
 	local name=$1 result test
-	xfailed=0 xskipped=0
+	xfailed=0 xskipped=0 xfail_names=()
 	while IFS=$'\t' read -r test result; do
 		if tests_of "$name" 'not ok' | grep -qxF -- "$test"; then
 			if [ "$result" = 'not run' ]; then
 				fail "$name: $test ran (dev/expected-failures leaves it out on $engine)"
 			else
 				echo "    $name: $test: expected failure on $engine"
-				xfailed=$((xfailed + 1))
+				xfailed=$((xfailed + 1)) xfail_names+=("$test")
 			fi
 		elif tests_of "$name" ok | grep -qxF -- "$test"; then
 			case $result in
@@ -103,6 +106,10 @@ count_suite() {
 	printf '%-24s %4d passed, %d failed, %d skipped (exit %s)\n' "$name" "$p" "$f" "$s" "$rc"
 	grep -E '^not ok ' "$tap" | grep -vE "$harness" | sed "s/^/    $name: /" || true
 	count_expected "$name"
+	while read -r test; do
+		printf '%s\n' "${xfail_names[@]}" | grep -qxF -- "$test" ||
+			unexpected+=("$name: $test")
+	done < <(tests_of "$name" 'not ok' | grep -v '^harness: ' || true)
 	passed=$((passed + p + xfailed)) skipped=$((skipped + s + xskipped))
 	failed=$((failed + f - xfailed))
 	while read -r line; do
@@ -133,5 +140,8 @@ if [ -f "$results/plan" ]; then
 	done <"$results/plan"
 fi
 [ "$kernel_rc" -eq 0 ] || fail "the kernel log shows a problem (see above)"
+for test in "${unexpected[@]}"; do
+	echo "failed: $test"
+done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
