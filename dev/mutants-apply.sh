@@ -6,7 +6,9 @@
 # no fuzz (a hunk whose context changed may land on other code), and
 # that what it changes still compiles in BUILD (ours' x86-64 build, which
 # `make kernel` left): each .c file it changes, and for a header the
-# directory of that header (the core's, for one under include/).  One line
+# directory of that header (the core's, for one under include/); a file of
+# another architecture (arch/arm64/...) only applies here, and compiles
+# when its mutant runs (make mutants builds it for its Arch:).  One line
 # for each that does not, then "N passed, N failed".  A mutant left behind
 # by a change of the code would otherwise show only when its turn comes in
 # check-all, as a boot or harness failure.  And that README's table of
@@ -26,9 +28,14 @@ unapply() {
 }
 trap unapply EXIT
 
-# The kbuild targets that compile what patch $1 changes, one a line.
+# The kbuild targets that compile what patch $1 changes, one a line:
+# none for a file of an architecture other than x86.
 targets() {
 	sed -n 's|^+++ b/||p' "$1" | while read -r path _; do
+		case $path in
+		arch/x86/*) ;;
+		arch/*) continue ;;
+		esac
 		case $path in
 		include/*.h) echo kernel/events/uprobes/ ;;
 		*.h) echo "$(dirname "$path")/" ;;

@@ -72,6 +72,12 @@ enum uprobe_notice {
  * @UPROBE_REFUSED_ENCODING: a prefix or an encoding that the architecture
  *	cannot run out of line or emulate
  * @UPROBE_REFUSED_MODE: code of a mode the kernel does not probe
+ * @UPROBE_REFUSED_EXCLUSIVE: an exclusive load or store (a breakpoint
+ *	between the load and its store would make the store fail every time)
+ * @UPROBE_REFUSED_SYSTEM: an access to a system register, or a system
+ *	instruction
+ * @UPROBE_REFUSED_PC_RELATIVE: an instruction that reads the pc, which the
+ *	architecture does not emulate
  * @UPROBE_REFUSED_OTHER: another instruction the architecture can neither
  *	run out of line nor emulate
  *
@@ -89,6 +95,9 @@ enum uprobe_refusal {
 	UPROBE_REFUSED_SEGMENT,
 	UPROBE_REFUSED_ENCODING,
 	UPROBE_REFUSED_MODE,
+	UPROBE_REFUSED_EXCLUSIVE,
+	UPROBE_REFUSED_SYSTEM,
+	UPROBE_REFUSED_PC_RELATIVE,
 	UPROBE_REFUSED_OTHER,
 };
 
@@ -394,6 +403,12 @@ int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
  *   arch_uprobe_insn_len()	default: UPROBE_SWBP_INSN_SIZE (the length of
  *				the analysed instruction, for probes in
  *				anonymous memory, whose code may be rewritten)
+ *   arch_uprobe_analyze_refused()	default: the errno (what
+ *				arch_uprobe_analyze_insn() refused stays
+ *				refused; not asked with ARCH_UPROBES_COMPAT)
+ *   arch_uprobe_refusal()	default: UPROBE_REFUSED_NONE (the class of an
+ *				instruction the analysis refused, told by the
+ *				tracer)
  *   arch_uprobe_exec_name()	default: "step" (how a hit carries the
  *				instruction out, for /proc/PID/uprobes)
  *   arch_uprobe_anon_swbp()	default: UPROBE_SWBP_INSN (the breakpoint
@@ -452,7 +467,9 @@ bool is_trap_insn(uprobe_opcode_t *insn);
 unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len);
 void arch_uprobe_sync_mm(struct mm_struct *mm);
 unsigned int arch_uprobe_insn_len(struct arch_uprobe *auprobe);
-enum uprobe_refusal arch_uprobe_refusal(struct arch_uprobe *auprobe);
+int arch_uprobe_analyze_refused(struct arch_uprobe *auprobe, struct mm_struct *mm,
+				unsigned long vaddr, int err);
+enum uprobe_refusal arch_uprobe_refusal(struct arch_uprobe *auprobe, int err);
 const char *arch_uprobe_exec_name(struct arch_uprobe *auprobe);
 uprobe_opcode_t arch_uprobe_anon_swbp(struct mm_struct *mm);
 int set_swbp(struct arch_uprobe *auprobe, struct mm_struct *mm, unsigned long vaddr);

@@ -199,6 +199,12 @@ static const char *tu_refusal_errs[UPROBE_REFUSED_OTHER + 1] = {
 		"Probe not armed: a load of a segment register cannot be probed",
 	[UPROBE_REFUSED_ENCODING] = "Probe not armed: this encoding cannot run out of line",
 	[UPROBE_REFUSED_MODE] = "Probe not armed: code of this mode cannot be probed",
+	[UPROBE_REFUSED_EXCLUSIVE] =
+		"Probe not armed: an exclusive load or store cannot be probed",
+	[UPROBE_REFUSED_SYSTEM] =
+		"Probe not armed: a system register or system instruction cannot be probed",
+	[UPROBE_REFUSED_PC_RELATIVE] =
+		"Probe not armed: this pc-relative instruction cannot be emulated",
 	[UPROBE_REFUSED_OTHER] =
 		"Probe not armed: this instruction can be neither stepped nor emulated",
 };

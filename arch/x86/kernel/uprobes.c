@@ -763,10 +763,11 @@ int arch_uprobe_analyze_compat(struct arch_uprobe *aup, bool compat)
 /**
  * arch_uprobe_refusal - why the analysis refused an instruction
  * @aup: the instruction, after arch_uprobe_analyze_compat() failed on it
+ * @err: the errno it failed with (the class does not depend on it)
  *
  * Return: the class of the refusal, as the analysis found it.
  */
-enum uprobe_refusal arch_uprobe_refusal(struct arch_uprobe *aup)
+enum uprobe_refusal arch_uprobe_refusal(struct arch_uprobe *aup, int err)
 {
 	return aup->refused;
 }

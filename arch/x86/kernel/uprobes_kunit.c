@@ -410,7 +410,7 @@ static void uprobe_check_analysis(struct kunit *test,
 	memcpy(aup.insn, c->insn, MAX_UINSN_BYTES);
 	ret = arch_uprobe_analyze_compat(&aup, ia32);
 	KUNIT_ASSERT_EQ(test, ret, c->ret);
-	KUNIT_EXPECT_EQ(test, arch_uprobe_refusal(&aup), c->why);
+	KUNIT_EXPECT_EQ(test, arch_uprobe_refusal(&aup, ret), c->why);
 	if (ret)
 		return;
 

@@ -369,12 +369,13 @@ static void attach_consumer(struct uprobe *uprobe, struct uprobe_consumer *uc,
 /*
  * Gives @uc the class of @uprobe's instruction (uprobe_consumer.refused),
  * when the analysis refused it: for a registration of @uc that failed.
+ * A refused probe's @arch stays as the analysis left it.
  */
 static void tell_refusal(struct uprobe *uprobe, struct uprobe_consumer *uc)
 {
 	mutex_lock(&uprobe->insn_mutex);
 	if (uprobe->insn_state == INSN_REFUSED)
-		uc->refused = uprobe->insn_why;
+		uc->refused = arch_uprobe_refusal(&uprobe->arch, uprobe->insn_err);
 	mutex_unlock(&uprobe->insn_mutex);
 }
 

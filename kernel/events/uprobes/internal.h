@@ -81,7 +81,6 @@ enum anon_state {
  * @insn_mutex: guards @insn_state and @arch while they are filled in
  * @insn_state: see enum uprobe_insn_state (read locklessly once READY)
  * @insn_err: why the instruction was refused
- * @insn_why: its class (arch_uprobe_refusal())
  * @compat: @arch holds code of the compat mode (probe_is_compat()); armed
  *	only in mms that run such code (ARCH_UPROBES_COMPAT)
  * @stub_refused: the instruction could not be copied into a stub (a
@@ -111,7 +110,6 @@ struct uprobe {
 	struct mutex insn_mutex;	/* guards insn_state, insn_err, arch */
 	enum uprobe_insn_state insn_state;
 	int insn_err;
-	enum uprobe_refusal insn_why;
 	bool compat;
 	bool stub_refused;
 	struct inode *inode;

@@ -420,14 +420,20 @@ static int analyze_insn(struct uprobe *uprobe, struct file *file, struct mm_stru
 #else
 /*
  * Analyses the probed instruction for @mm, at @vaddr there: not before a
- * process maps it (-EAGAIN).
+ * process maps it (-EAGAIN).  What the analysis refuses, the architecture
+ * may still take (arch_uprobe_analyze_refused()).
  */
 static int analyze_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
 			unsigned long vaddr)
 {
+	int err;
+
 	if (!mm)
 		return -EAGAIN;
-	return arch_uprobe_analyze_insn(&uprobe->arch, mm, vaddr);
+	err = arch_uprobe_analyze_insn(&uprobe->arch, mm, vaddr);
+	if (err)
+		err = arch_uprobe_analyze_refused(&uprobe->arch, mm, vaddr, err);
+	return err;
 }
 #endif
 
@@ -463,7 +469,6 @@ int prepare_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
 		goto unlock;
 	if (err) {
 		uprobe->insn_err = err;
-		uprobe->insn_why = arch_uprobe_refusal(&uprobe->arch);
 		uprobe->insn_state = INSN_REFUSED;
 	} else {
 		/* @arch before READY: the lockless readers rely on it. */
@@ -486,14 +491,35 @@ unsigned int __weak arch_uprobe_insn_len(struct arch_uprobe *auprobe)
 }
 
 /**
+ * arch_uprobe_analyze_refused - a second look at a refused instruction
+ * @auprobe: the instruction, as arch_uprobe_analyze_insn() left it
+ * @mm: the mm it was analysed for
+ * @vaddr: its address there
+ * @err: the errno arch_uprobe_analyze_insn() refused it with
+ *
+ * For an architecture whose analysis is shared with kprobes: it takes
+ * here, with a way of its own to carry them out, the instructions that
+ * only uprobes can (those that read user memory, say).
+ *
+ * Return: 0 if taken, else the errno that refuses the probe: by default
+ * @err.
+ */
+int __weak arch_uprobe_analyze_refused(struct arch_uprobe *auprobe, struct mm_struct *mm,
+				       unsigned long vaddr, int err)
+{
+	return err;
+}
+
+/**
  * arch_uprobe_refusal - the class of an instruction the analysis refused
- * @auprobe: the instruction, right after arch_uprobe_analyze_insn() (or
- *	arch_uprobe_analyze_compat()) failed on it
+ * @auprobe: the instruction, as arch_uprobe_analyze_insn() (or
+ *	arch_uprobe_analyze_compat()) left it when it failed on it
+ * @err: the errno it failed with
  *
  * Return: the default, for an architecture that does not tell:
  * UPROBE_REFUSED_NONE.
  */
-enum uprobe_refusal __weak arch_uprobe_refusal(struct arch_uprobe *auprobe)
+enum uprobe_refusal __weak arch_uprobe_refusal(struct arch_uprobe *auprobe, int err)
 {
 	return UPROBE_REFUSED_NONE;
 }

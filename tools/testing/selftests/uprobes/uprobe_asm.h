@@ -11,13 +11,24 @@
 /*
  * uprobe_badreg.c: badreg_func() returns 42 after jumping over instructions
  * that cannot be probed, each at a label of its own.  On arm64: brk, svc,
- * a literal ldr, ldxr, wfi and msr.
+ * a literal ldr of a SIMD&FP register, ldxr, wfi and msr.
  */
 long badreg_func(void);
 extern const unsigned char badreg_int3[], badreg_hlt[], badreg_in[], badreg_int80[];
 extern const unsigned char badreg_cli[], badreg_long[], badreg_vex[];
-extern const unsigned char badreg_brk[], badreg_svc[], badreg_literal[];
+extern const unsigned char badreg_brk[], badreg_svc[], badreg_literal_fp[];
 extern const unsigned char badreg_exclusive[], badreg_wfi[], badreg_msr[];
+
+/*
+ * uprobe_perf.c, arm64: each of lit_x(), lit_w(), lit_sw(), lit_prfm() and
+ * lit_ahead() starts with a literal load (ldr of an x, then a w register,
+ * ldrsw, prfm; the last of a literal after it) and returns x0.
+ */
+long lit_x(void);
+long lit_w(void);
+long lit_sw(void);
+long lit_prfm(void);
+long lit_ahead(void);
 
 /* uprobe_uretprobe.c: tail_a(x) tail-calls (jmp, b) tail_b(x + 100). */
 long tail_a(long x);

@@ -33,8 +33,9 @@ TARGET long badreg_good(long a)
 /*
  * badreg_func() returns 42 after jumping over instructions that cannot be
  * probed; each has a label of its own to probe.  On arm64: exceptions, a
- * literal load, an exclusive load, a hint that is not stepped and an msr,
- * which arm64 neither steps out of line nor simulates.
+ * literal load into a SIMD&FP register, an exclusive load, a hint that is
+ * not stepped and an msr, which arm64 neither steps out of line nor
+ * simulates.
  */
 #ifdef __aarch64__
 asm(".pushsection .text\n"
@@ -44,7 +45,7 @@ asm(".pushsection .text\n"
 	"	b 1f\n"
 	"badreg_brk:	brk #0\n"
 	"badreg_svc:	svc #0\n"
-	"badreg_literal:	ldr x0, 1f\n"
+	"badreg_literal_fp:	ldr d0, 1f\n"
 	"badreg_exclusive:	ldxr x0, [x1]\n"
 	"badreg_wfi:	wfi\n"
 	"badreg_msr:	msr nzcv, x0\n"
@@ -285,7 +286,7 @@ TEST_F(badreg, perf_offset_past_eof)
  * arm64 refuses every instruction it can neither step nor simulate with
  * EINVAL.  @first is the instruction's first code unit (byte, or word).
  * @why: the error_log's words for the refusal, where the kernel tells the
- * class of the instruction (x86); a kernel without them skips that check.
+ * class of the instruction; a kernel without them skips that check.
  */
 FIXTURE(badinsn) {
 	struct snapshot before;
@@ -314,26 +315,32 @@ FIXTURE_VARIANT(badinsn) {
 #ifdef __aarch64__
 FIXTURE_VARIANT_ADD(badinsn, brk) {
 	.site = badreg_brk, .first = 0xd4200000, .err = EINVAL,
+	.why = "Probe not armed: an instruction that traps cannot be probed",
 };
 
 FIXTURE_VARIANT_ADD(badinsn, svc) {
 	.site = badreg_svc, .first = 0xd4000001, .err = EINVAL,
+	.why = "Probe not armed: a system call instruction cannot be probed",
 };
 
-FIXTURE_VARIANT_ADD(badinsn, literal) {
-	.site = badreg_literal, .first = 0x58000080, .err = EINVAL,
+FIXTURE_VARIANT_ADD(badinsn, literal_fp) {
+	.site = badreg_literal_fp, .first = 0x5c000080, .err = EINVAL,
+	.why = "Probe not armed: this pc-relative instruction cannot be emulated",
 };
 
 FIXTURE_VARIANT_ADD(badinsn, exclusive) {
 	.site = badreg_exclusive, .first = 0xc85f7c20, .err = EINVAL,
+	.why = "Probe not armed: an exclusive load or store cannot be probed",
 };
 
 FIXTURE_VARIANT_ADD(badinsn, wfi) {
 	.site = badreg_wfi, .first = 0xd503207f, .err = EINVAL,
+	.why = "Probe not armed: a system register or system instruction cannot be probed",
 };
 
 FIXTURE_VARIANT_ADD(badinsn, msr) {
 	.site = badreg_msr, .first = 0xd51b4200, .err = EINVAL,
+	.why = "Probe not armed: a system register or system instruction cannot be probed",
 };
 #else
 FIXTURE_VARIANT_ADD(badinsn, int3) {

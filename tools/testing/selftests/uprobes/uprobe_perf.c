@@ -7,7 +7,8 @@
  * probes that use it while their events exist; samples carry the probed
  * address; a probe on a missing file or past the end of one is refused.
  * Events closed while threads hit their probe, and ten thousand events
- * opened and closed, leave exact counts and the text as it was.
+ * opened and closed, leave exact counts and the text as it was.  On
+ * arm64, probed literal loads load what they would unprobed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -71,6 +72,35 @@ asm(".pushsection .text\n"
 	"	ret\n"
 	".size perf_sled, .-perf_sled\n"
 	".popsection");
+
+#ifdef __aarch64__
+/*
+ * Literal loads, which the kernel simulates with a read of the task's
+ * memory: lit_data's low word is negative, for ldrsw to extend.
+ */
+asm(".pushsection .text\n"
+	"	.p2align 3\n"
+	"lit_data:	.quad 0x8877665580000001\n"
+	".globl lit_x\n"
+	"lit_x:	ldr x0, lit_data\n"
+	"	ret\n"
+	".globl lit_w\n"
+	"lit_w:	ldr w0, lit_data\n"
+	"	ret\n"
+	".globl lit_sw\n"
+	"lit_sw:	ldrsw x0, lit_data\n"
+	"	ret\n"
+	".globl lit_prfm\n"
+	"lit_prfm:	prfm pldl1keep, lit_data\n"
+	"	mov x0, #7\n"
+	"	ret\n"
+	".globl lit_ahead\n"
+	"lit_ahead:	ldr x0, 1f\n"
+	"	ret\n"
+	"	.p2align 3\n"
+	"1:	.quad 0x0123456789abcdef\n"
+	".popsection");
+#endif
 
 /* An SDT semaphore: file-backed data, as sdt.h puts it in ".probes". */
 __section(".probes") __used unsigned short perf_sema;
@@ -469,6 +499,47 @@ TEST_F(perf, sample_ip)
 	EXPECT_EQ(3, perf_count(self->fd[0]));
 	munmap(meta, pages * psize);
 }
+
+#ifdef __aarch64__
+/*
+ * Each literal load probed in turn: it loads what it would unprobed (the
+ * value extended as its register wants), every call is counted, and
+ * /proc/PID/uprobes tells that no step runs it.  A kernel that cannot
+ * probe literal loads refuses the first with EINVAL.
+ */
+TEST_F(perf, literal_loads)
+{
+	static const struct {
+		long (*fn)(void);
+		unsigned long want;
+	} loads[] = {
+		{ lit_x, 0x8877665580000001UL },
+		{ lit_w, 0x80000001UL },
+		{ lit_sw, 0xffffffff80000001UL },
+		{ lit_prfm, 7 },
+		{ lit_ahead, 0x0123456789abcdefUL },
+	};
+	char line[256];
+	int i, n;
+
+	for (i = 0; i < ARRAY_SIZE(loads); i++) {
+		self->fd[0] = self_probe(loads[i].fn);
+		if (i == 0 && kernel_lacks(_metadata, self->fd[0] != -EINVAL,
+					   "simulation of literal loads"))
+			return;
+		ASSERT_LE(0, self->fd[0]) TH_LOG("load %d: perf_event_open: %d", i, self->fd[0]);
+		for (n = 0; n < 3; n++)
+			EXPECT_EQ(loads[i].want, (unsigned long)loads[i].fn()) TH_LOG("load %d", i);
+		EXPECT_EQ(3, perf_count(self->fd[0])) TH_LOG("load %d", i);
+		if (have_proc_uprobes()) {
+			ASSERT_EQ(0, proc_uprobes_line(0, loads[i].fn, line, sizeof(line)));
+			EXPECT_NE(NULL, strstr(line, " emulated")) TH_LOG("load %d: %s", i, line);
+		}
+		close(self->fd[0]);
+		self->fd[0] = -1;
+	}
+}
+#endif
 
 #define CHURN_ROUNDS 200
 #define CHURN_CALLS 50

@@ -2,9 +2,11 @@
 /*
  * uprobe_signals: signals that meet a probed instruction while the kernel
  * runs it out of line are delivered as if the instruction ran in place.
- * A probed load that faults, and a probed division by zero (x86: arm64's
- * does not trap), raise their signal with the probed address in the
- * signal context (and in si_addr for the division).  A stream of signals
+ * A probed load that faults (on arm64 also a literal load, which the
+ * kernel simulates), and a probed division by zero (x86: arm64's does not
+ * trap), raise their signal with the probed address in the signal context
+ * (and in si_addr for the division).  On arm64, a probe at a BTI landing
+ * pad of a guarded page leaves indirect calls to it working.  A stream of signals
  * over a probed loop never shows a handler an address in the [uprobes]
  * mapping, the loop's result is right, and the probe counts exactly one
  * hit per execution: a signal that comes while the instruction runs out
@@ -24,6 +26,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -227,6 +230,7 @@ FIXTURE_TEARDOWN(sig)
 		close(self->fd);
 	tracing_reset();
 	signal(SIGSEGV, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
 	signal(SIGFPE, SIG_DFL);
 	signal(SIGALRM, SIG_DFL);
 	signal(SIGUSR1, SIG_DFL);
@@ -295,6 +299,122 @@ TEST_F(sig, fault_at_probed_load)
 	EXPECT_EQ(5, sig_load(&value));
 	EXPECT_EQ(3, perf_count(self->fd));
 }
+
+#ifdef __aarch64__
+#define A64_LDR_X0_LIT	0x58000000	/* ldr x0, <literal>: imm19 in bits 23:5 */
+#define A64_RET		0xd65f03c0
+#define A64_BTI_C	0xd503245f
+#define A64_MOV_W0_42	0x52800540
+
+/*
+ * A probed literal load (simulated: no step) whose literal is unreadable:
+ * SIGSEGV at the load, for the literal's address, as unprobed.  The code
+ * is a file's first page, "ldr x0, <the next page>; ret", mapped with
+ * the next page, which holds the literal and is then made unreadable.
+ */
+TEST_F(sig, fault_at_probed_literal_load)
+{
+	const long psize = sysconf(_SC_PAGESIZE);
+	char path[] = "/tmp/utest-literal-XXXXXX";
+	struct perf_event_attr attr;
+	unsigned int *code;
+	long (*fn)(void);
+	char *map;
+	int fd, sig;
+
+	code = calloc(2, psize);
+	ASSERT_NE(NULL, code);
+	code[0] = A64_LDR_X0_LIT | (psize / 4) << 5;
+	code[1] = A64_RET;
+	*(long *)((char *)code + psize) = 42;
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(2 * psize, write(fd, code, 2 * psize));
+	free(code);
+	map = mmap(NULL, 2 * psize, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, map);
+	fn = (long (*)(void))map;
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, path, 0, 0, 0));
+	self->fd = perf_open(&attr, 0, -1);
+	if (kernel_lacks(_metadata, self->fd != -EINVAL, "simulation of literal loads"))
+		goto out;
+	ASSERT_LE(0, self->fd) TH_LOG("perf_event_open: %d", self->fd);
+	ASSERT_EQ(42, fn());
+	ASSERT_EQ(0, mprotect(map + psize, psize, PROT_NONE));
+	ASSERT_EQ(0, catch(SIGSEGV, on_fault));
+	sig = sigsetjmp(escape, 1);
+	if (!sig)
+		fn();
+	EXPECT_EQ(SIGSEGV, sig);
+	EXPECT_EQ((unsigned long)map, __atomic_load_n(&sig_ip, __ATOMIC_RELAXED));
+	EXPECT_EQ((unsigned long)map + psize, __atomic_load_n(&sig_addr, __ATOMIC_RELAXED));
+	EXPECT_EQ(2, perf_count(self->fd));
+	/* The probe still works once the literal is readable again. */
+	ASSERT_EQ(0, mprotect(map + psize, psize, PROT_READ));
+	EXPECT_EQ(42, fn());
+	EXPECT_EQ(3, perf_count(self->fd));
+out:
+	munmap(map, 2 * psize);
+	unlink(path);
+}
+#endif
+
+#ifdef __aarch64__
+#ifndef PROT_BTI
+#define PROT_BTI	0x10
+#endif
+
+/*
+ * A probe at a BTI landing pad: a function "bti c; mov w0, #42; ret" in
+ * a page of a file mapped PROT_BTI, called through a pointer.  Its
+ * second instruction is no landing pad (a call there gets SIGILL, which
+ * proves the guard on); the probe's breakpoint on the first must not be
+ * taken for one either: the probed calls return 42, each counted.
+ */
+TEST_F(sig, probe_at_bti_landing_pad)
+{
+	static const unsigned int code[] = { A64_BTI_C, A64_MOV_W0_42, A64_RET };
+	const long psize = sysconf(_SC_PAGESIZE);
+	char path[] = "/tmp/utest-bti-XXXXXX";
+	struct perf_event_attr attr;
+	long (*fn)(void);
+	char *map;
+	int fd, sig;
+
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, psize));
+	ASSERT_EQ((ssize_t)sizeof(code), write(fd, code, sizeof(code)));
+	map = mmap(NULL, psize, PROT_READ | PROT_EXEC | PROT_BTI, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		unlink(path);
+		SKIP(return, "no PROT_BTI: the CPU or kernel has no BTI");
+	}
+	fn = (long (*)(void))(map + 4);
+	ASSERT_EQ(0, catch(SIGILL, on_fault));
+	sig = sigsetjmp(escape, 1);
+	if (!sig)
+		fn();
+	EXPECT_EQ(SIGILL, sig) TH_LOG("a call past the landing pad was not refused");
+	fn = (long (*)(void))map;
+	EXPECT_EQ(42, fn());
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, path, 0, 0, 0));
+	self->fd = perf_open(&attr, 0, -1);
+	ASSERT_LE(0, self->fd) TH_LOG("perf_event_open: %d", self->fd);
+	sig = sigsetjmp(escape, 1);
+	if (!sig) {
+		EXPECT_EQ(42, fn());
+		EXPECT_EQ(42, fn());
+		EXPECT_EQ(42, fn());
+	}
+	EXPECT_EQ(0, sig) TH_LOG("signal %d at %#lx", sig, sig_ip);
+	EXPECT_EQ(3, perf_count(self->fd));
+	munmap(map, psize);
+	unlink(path);
+}
+#endif
 
 /* A probed division by zero: SIGFPE with the probed address. */
 TEST_F(sig, divide_error_at_probed_idiv)
