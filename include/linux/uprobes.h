@@ -403,9 +403,9 @@ int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
  *   arch_uprobe_insn_len()	default: UPROBE_SWBP_INSN_SIZE (the length of
  *				the analysed instruction, for probes in
  *				anonymous memory, whose code may be rewritten)
- *   arch_uprobe_analyze_refused()	default: the errno (what
- *				arch_uprobe_analyze_insn() refused stays
- *				refused; not asked with ARCH_UPROBES_COMPAT)
+ *   arch_uprobe_review_insn()	default: the verdict of
+ *				arch_uprobe_analyze_insn() stands (not asked
+ *				with ARCH_UPROBES_COMPAT)
  *   arch_uprobe_refusal()	default: UPROBE_REFUSED_NONE (the class of an
  *				instruction the analysis refused, told by the
  *				tracer)
@@ -467,8 +467,8 @@ bool is_trap_insn(uprobe_opcode_t *insn);
 unsigned long arch_uprobe_xol_vaddr(struct mm_struct *mm, unsigned long len);
 void arch_uprobe_sync_mm(struct mm_struct *mm);
 unsigned int arch_uprobe_insn_len(struct arch_uprobe *auprobe);
-int arch_uprobe_analyze_refused(struct arch_uprobe *auprobe, struct mm_struct *mm,
-				unsigned long vaddr, int err);
+int arch_uprobe_review_insn(struct arch_uprobe *auprobe, struct mm_struct *mm,
+			    unsigned long vaddr, int err);
 enum uprobe_refusal arch_uprobe_refusal(struct arch_uprobe *auprobe, int err);
 const char *arch_uprobe_exec_name(struct arch_uprobe *auprobe);
 uprobe_opcode_t arch_uprobe_anon_swbp(struct mm_struct *mm);

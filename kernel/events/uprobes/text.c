@@ -420,8 +420,8 @@ static int analyze_insn(struct uprobe *uprobe, struct file *file, struct mm_stru
 #else
 /*
  * Analyses the probed instruction for @mm, at @vaddr there: not before a
- * process maps it (-EAGAIN).  What the analysis refuses, the architecture
- * may still take (arch_uprobe_analyze_refused()).
+ * process maps it (-EAGAIN).  The architecture's uprobes code has the
+ * last word on the analysis' verdict (arch_uprobe_review_insn()).
  */
 static int analyze_insn(struct uprobe *uprobe, struct file *file, struct mm_struct *mm,
 			unsigned long vaddr)
@@ -431,9 +431,7 @@ static int analyze_insn(struct uprobe *uprobe, struct file *file, struct mm_stru
 	if (!mm)
 		return -EAGAIN;
 	err = arch_uprobe_analyze_insn(&uprobe->arch, mm, vaddr);
-	if (err)
-		err = arch_uprobe_analyze_refused(&uprobe->arch, mm, vaddr, err);
-	return err;
+	return arch_uprobe_review_insn(&uprobe->arch, mm, vaddr, err);
 }
 #endif
 
@@ -491,21 +489,23 @@ unsigned int __weak arch_uprobe_insn_len(struct arch_uprobe *auprobe)
 }
 
 /**
- * arch_uprobe_analyze_refused - a second look at a refused instruction
+ * arch_uprobe_review_insn - a second look at the analysis of an instruction
  * @auprobe: the instruction, as arch_uprobe_analyze_insn() left it
  * @mm: the mm it was analysed for
  * @vaddr: its address there
- * @err: the errno arch_uprobe_analyze_insn() refused it with
+ * @err: what arch_uprobe_analyze_insn() returned: 0, or the errno it
+ *	refused the instruction with
  *
  * For an architecture whose analysis is shared with kprobes: it takes
  * here, with a way of its own to carry them out, the instructions that
- * only uprobes can (those that read user memory, say).
+ * only uprobes can (those that read user memory, say), and refuses those
+ * that the shared analysis lets through but uprobes cannot carry out.
  *
- * Return: 0 if taken, else the errno that refuses the probe: by default
- * @err.
+ * Return: 0 if the probe can be armed, else the errno that refuses it: by
+ * default @err.
  */
-int __weak arch_uprobe_analyze_refused(struct arch_uprobe *auprobe, struct mm_struct *mm,
-				       unsigned long vaddr, int err)
+int __weak arch_uprobe_review_insn(struct arch_uprobe *auprobe, struct mm_struct *mm,
+				   unsigned long vaddr, int err)
 {
 	return err;
 }

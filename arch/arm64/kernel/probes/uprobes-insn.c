@@ -4,23 +4,23 @@
  *
  * uprobes.c analyses a probed instruction with kprobes' decoder
  * (decode-insn.c): it steps a copy of most, simulates the branches and
- * adr/adrp, and refuses the rest with EINVAL.  Two things are uprobes'
- * alone, and live here:
+ * adr/adrp, and refuses the rest with EINVAL.  What is uprobes' alone
+ * lives here, in arch_uprobe_review_insn(), which has the last word on
+ * the decoder's verdict, and beside it:
  *
- * - The literal loads into general registers (ldr and ldrsw literal) and
- *   prfm literal read pc-relative memory, so a copy in an XOL slot would
- *   read the wrong place.  kprobes simulates the loads by reading kernel
- *   memory, which serves no user task, so the decoder refuses them for
- *   uprobes.  arch_uprobe_analyze_refused() takes them back, and each hit
- *   simulates them with a read of the task's memory (simulate_literal(),
- *   through uprobes.c's arch_uprobe_skip_sstep()): no step at all.  A load
- *   that faults raises the signal the instruction would, at the probed pc.
- * - arch_uprobe_refusal() tells the class of what stays refused, for the
+ * - The literal loads read pc-relative memory, so a copy in an XOL slot
+ *   would read the wrong place.  kprobes simulates those of general
+ *   registers by reading kernel memory, which serves no user task, so the
+ *   decoder refuses them for uprobes; they are taken back here, and each
+ *   hit simulates them with a read of the task's memory
+ *   (simulate_literal(), through uprobes.c's arch_uprobe_skip_sstep()):
+ *   no step at all.  A load that faults raises the signal the instruction
+ *   would, at the probed pc.  The decoder lets a literal load of a SIMD&FP
+ *   register be stepped, from the slot: it is refused here (simulating it
+ *   would mean writing the task's vector state, with SVE and SME).
+ * - arch_uprobe_refusal() tells the class of what is refused, for the
  *   tracer's error_log; arch_uprobe_exec_name() tells /proc/PID/uprobes
  *   which probes are simulated.
- *
- * A literal load into a SIMD&FP register stays refused: writing the
- * task's vector state from here would have to reckon with SVE and SME.
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -37,6 +37,12 @@
 #define A64_LDR_LIT_FP_MASK	0x3f000000
 #define A64_LDR_LIT_FP_VALUE	0x1c000000
 #define A64_LDR_LIT_64BIT	BIT(30)
+
+/* ldr (literal) of an s, d or q register. */
+static bool is_fp_literal_load(u32 insn)
+{
+	return (insn & A64_LDR_LIT_FP_MASK) == A64_LDR_LIT_FP_VALUE;
+}
 
 /* The address a literal load at @addr reads: pc + imm19 * 4. */
 static unsigned long literal_address(u32 insn, unsigned long addr)
@@ -102,20 +108,24 @@ fault:
 }
 
 /**
- * arch_uprobe_analyze_refused - take the literal loads the decoder refused
+ * arch_uprobe_review_insn - the last word on the decoder's verdict
  * @auprobe: the probed instruction
  * @mm: the mm it was analysed for
  * @vaddr: its address there
- * @err: the decoder's errno
+ * @err: the decoder's verdict: 0, or its errno
  *
- * Return: 0 for a literal load of a general register or a prfm literal,
- * which each hit then simulates; else @err.
+ * Return: EINVAL for a literal load of a SIMD&FP register, which the
+ * decoder would have stepped; 0 for a literal load of a general register
+ * or a prfm literal, which each hit then simulates; else @err.
  */
-int arch_uprobe_analyze_refused(struct arch_uprobe *auprobe, struct mm_struct *mm,
-				unsigned long vaddr, int err)
+int arch_uprobe_review_insn(struct arch_uprobe *auprobe, struct mm_struct *mm,
+			    unsigned long vaddr, int err)
 {
 	u32 insn = le32_to_cpu(auprobe->insn);
 
+	/* Stepped, it would load from beside the XOL slot. */
+	if (!err && is_fp_literal_load(insn))
+		return -EINVAL;
 	if (err != -EINVAL || !IS_ALIGNED(vaddr, AARCH64_INSN_SIZE))
 		return err;
 	if (!aarch64_insn_is_ldr_lit(insn) && !aarch64_insn_is_ldrsw_lit(insn) &&
@@ -153,8 +163,7 @@ enum uprobe_refusal arch_uprobe_refusal(struct arch_uprobe *auprobe, int err)
 		return UPROBE_REFUSED_EXCLUSIVE;
 	if ((insn & A64_SYSTEM_MASK) == A64_SYSTEM_VALUE)
 		return UPROBE_REFUSED_SYSTEM;
-	if (aarch64_insn_uses_literal(insn) ||
-	    (insn & A64_LDR_LIT_FP_MASK) == A64_LDR_LIT_FP_VALUE)
+	if (aarch64_insn_uses_literal(insn) || is_fp_literal_load(insn))
 		return UPROBE_REFUSED_PC_RELATIVE;
 	return UPROBE_REFUSED_OTHER;
 }

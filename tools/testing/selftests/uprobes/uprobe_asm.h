@@ -20,14 +20,16 @@ extern const unsigned char badreg_brk[], badreg_svc[], badreg_literal_fp[];
 extern const unsigned char badreg_exclusive[], badreg_wfi[], badreg_msr[];
 
 /*
- * uprobe_perf.c, arm64: each of lit_x(), lit_w(), lit_sw(), lit_prfm() and
- * lit_ahead() starts with a literal load (ldr of an x, then a w register,
- * ldrsw, prfm; the last of a literal after it) and returns x0.
+ * uprobe_perf.c, arm64: each of lit_x(), lit_w(), lit_sw(), lit_prfm(),
+ * lit_d() and lit_ahead() starts with a literal load (ldr of an x, then a
+ * w register, ldrsw, prfm, ldr of a d register, moved to x0 after; the
+ * last of a literal after it) and returns x0.
  */
 long lit_x(void);
 long lit_w(void);
 long lit_sw(void);
 long lit_prfm(void);
+long lit_d(void);
 long lit_ahead(void);
 
 /* uprobe_uretprobe.c: tail_a(x) tail-calls (jmp, b) tail_b(x + 100). */

@@ -33,8 +33,9 @@ TARGET long badreg_good(long a)
 /*
  * badreg_func() returns 42 after jumping over instructions that cannot be
  * probed; each has a label of its own to probe.  On arm64: exceptions, a
- * literal load into a SIMD&FP register, an exclusive load, a hint that is
- * not stepped and an msr, which arm64 neither steps out of line nor
+ * literal load into a SIMD&FP register (which a step out of line would
+ * load from beside the slot), an exclusive load, a hint that is not
+ * stepped and an msr, which arm64 neither steps out of line nor
  * simulates.
  */
 #ifdef __aarch64__
@@ -381,11 +382,12 @@ FIXTURE_VARIANT_ADD(badinsn, bad_vex) {
 
 /*
  * The error_log holds @n entries of @why, the refusal's class in words,
- * one for each registration refused, when the kernel tells the class.
+ * one for each registration refused, when the kernel tells a class at all
+ * (a "Probe not armed: " entry): then it must be this one.
  */
 static void check_refusal_logged(struct __test_metadata *_metadata, const char *why, int n)
 {
-	if (!why || kernel_lacks(_metadata, error_logged(why) > 0,
+	if (!why || kernel_lacks(_metadata, error_logged("Probe not armed: ") > 0,
 				 "error_log entry for a refused instruction"))
 		return;
 	EXPECT_EQ(n, error_logged(why));

@@ -8,7 +8,8 @@
  * address; a probe on a missing file or past the end of one is refused.
  * Events closed while threads hit their probe, and ten thousand events
  * opened and closed, leave exact counts and the text as it was.  On
- * arm64, probed literal loads load what they would unprobed.
+ * arm64, probed literal loads load what they would unprobed (one of a
+ * SIMD&FP register may be refused instead).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -93,6 +94,10 @@ asm(".pushsection .text\n"
 	".globl lit_prfm\n"
 	"lit_prfm:	prfm pldl1keep, lit_data\n"
 	"	mov x0, #7\n"
+	"	ret\n"
+	".globl lit_d\n"
+	"lit_d:	ldr d0, lit_data\n"
+	"	fmov x0, d0\n"
 	"	ret\n"
 	".globl lit_ahead\n"
 	"lit_ahead:	ldr x0, 1f\n"
@@ -538,6 +543,24 @@ TEST_F(perf, literal_loads)
 		close(self->fd[0]);
 		self->fd[0] = -1;
 	}
+}
+
+/*
+ * A literal load of a SIMD&FP register, probed: refused (EINVAL), or it
+ * loads what it would unprobed.  Stepped out of line, it would load from
+ * beside the XOL slot.
+ */
+TEST_F(perf, fp_literal_load_right_or_refused)
+{
+	int n;
+
+	self->fd[0] = self_probe(lit_d);
+	if (self->fd[0] == -EINVAL)
+		return;
+	ASSERT_LE(0, self->fd[0]) TH_LOG("perf_event_open: %d", self->fd[0]);
+	for (n = 0; n < 3; n++)
+		EXPECT_EQ(0x8877665580000001UL, (unsigned long)lit_d());
+	EXPECT_EQ(3, perf_count(self->fd[0]));
 }
 #endif
 
