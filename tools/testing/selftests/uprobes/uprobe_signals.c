@@ -305,6 +305,26 @@ TEST_F(sig, fault_at_probed_load)
 #define A64_RET		0xd65f03c0
 #define A64_BTI_C	0xd503245f
 #define A64_MOV_W0_42	0x52800540
+#ifndef PROT_BTI
+#define PROT_BTI	0x10
+#endif
+
+/*
+ * Maps the @len bytes of @code from a new file made from the mkstemp()
+ * template @path, with @prot: the mapping, or MAP_FAILED.
+ */
+static char *map_code_file(char *path, const void *code, size_t len, int prot)
+{
+	char *map = MAP_FAILED;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return MAP_FAILED;
+	if (write(fd, code, len) == (ssize_t)len)
+		map = mmap(NULL, len, prot, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return map;
+}
 
 /*
  * A probed literal load (simulated: no step) whose literal is unreadable:
@@ -320,19 +340,15 @@ TEST_F(sig, fault_at_probed_literal_load)
 	unsigned int *code;
 	long (*fn)(void);
 	char *map;
-	int fd, sig;
+	int sig;
 
 	code = calloc(2, psize);
 	ASSERT_NE(NULL, code);
 	code[0] = A64_LDR_X0_LIT | (psize / 4) << 5;
 	code[1] = A64_RET;
 	*(long *)((char *)code + psize) = 42;
-	fd = mkstemp(path);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(2 * psize, write(fd, code, 2 * psize));
+	map = map_code_file(path, code, 2 * psize, PROT_READ | PROT_EXEC);
 	free(code);
-	map = mmap(NULL, 2 * psize, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-	close(fd);
 	ASSERT_NE(MAP_FAILED, map);
 	fn = (long (*)(void))map;
 	ASSERT_EQ(0, uprobe_perf_attr(&attr, path, 0, 0, 0));
@@ -358,12 +374,6 @@ out:
 	munmap(map, 2 * psize);
 	unlink(path);
 }
-#endif
-
-#ifdef __aarch64__
-#ifndef PROT_BTI
-#define PROT_BTI	0x10
-#endif
 
 /*
  * A probe at a BTI landing pad: a function "bti c; mov w0, #42; ret" in
@@ -380,14 +390,9 @@ TEST_F(sig, probe_at_bti_landing_pad)
 	struct perf_event_attr attr;
 	long (*fn)(void);
 	char *map;
-	int fd, sig;
+	int sig;
 
-	fd = mkstemp(path);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ftruncate(fd, psize));
-	ASSERT_EQ((ssize_t)sizeof(code), write(fd, code, sizeof(code)));
-	map = mmap(NULL, psize, PROT_READ | PROT_EXEC | PROT_BTI, MAP_PRIVATE, fd, 0);
-	close(fd);
+	map = map_code_file(path, code, sizeof(code), PROT_READ | PROT_EXEC | PROT_BTI);
 	if (map == MAP_FAILED) {
 		unlink(path);
 		SKIP(return, "no PROT_BTI: the CPU or kernel has no BTI");
