@@ -31,7 +31,8 @@
 #
 # ARCH=arm64 (environment) benchmarks the arm64 builds of the kernels on
 # QEMU's virt machine with the arm64 guest root (dev/boot.sh --arch);
-# BENCH_BINARY must then be an arm64 program.
+# BENCH_BINARY must then be an arm64 program.  NO_PERFCORE=1 (environment)
+# leaves perfcore out: upstream and ours only, ratio ours/upstream.
 set -euo pipefail
 
 usage="usage: bench.sh BENCH_BINARY OUTDIR TIMEOUT [aa|icount]"
@@ -50,12 +51,19 @@ esac
 
 # A column is a label, KERNEL or KERNEL.RUN; a pair runs side by side.
 case $mode in
-"" | icount) columns=(upstream perfcore ours)
-	pairs=("upstream ours" "perfcore ours")
-	ratios=ours/upstream,ours/perfcore
-	about="upstream: the base; perfcore: the base with the series' two patches
+"" | icount) if [ -n "${NO_PERFCORE:-}" ]; then
+		columns=(upstream ours)
+		pairs=("upstream ours")
+		ratios=ours/upstream
+		about="upstream: the base, with the same config."
+	else
+		columns=(upstream perfcore ours)
+		pairs=("upstream ours" "perfcore ours")
+		ratios=ours/upstream,ours/perfcore
+		about="upstream: the base; perfcore: the base with the series' two patches
 to perf core and the same config, so ours/perfcore is our engine against
-the base's engine." ;;
+the base's engine."
+	fi ;;
 aa) columns=(upstream.a upstream.b ours.a ours.b)
 	pairs=("upstream.a upstream.b" "ours.a ours.b")
 	ratios=upstream.b/upstream.a,ours.b/ours.a

@@ -33,9 +33,9 @@ arch=${machine/aarch64/arm64}
 
 # name, the only machine it runs on (uname -m; "-": every one), and the
 # command (run in $work with the environment below).  Only on x86_64: the
-# suites of what is x86's alone (32-bit programs, jumps to stubs, x86
-# instructions, the analysis KUnit), and those with no arm64 build yet
-# (bcc, test_progs).
+# suites of what is x86's alone (32-bit programs, x86's jumps to stubs,
+# x86 instructions, the analysis KUnit), and those with no arm64 build yet
+# (bcc, test_progs); only on aarch64, arm64's jumps to stubs.
 suites=(
 	"engine             -       $here/engine-tap.sh"
 	"kunit              x86_64  $here/kunit-tap.sh"
@@ -54,6 +54,7 @@ suites=(
 	"uprobe_ia32        x86_64  ./uprobe_ia32"
 	"uprobe_jump        x86_64  ./uprobe_jump"
 	"uprobe_nojump      x86_64  ./uprobe_nojump"
+	"uprobe_jump_arm64  aarch64 ./uprobe_jump_arm64"
 	"uprobe_rseq        -       ./uprobe_rseq"
 	"uprobe_sandbox     -       ./uprobe_sandbox"
 	"uprobe_fuzz        -       ./uprobe_fuzz"

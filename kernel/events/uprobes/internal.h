@@ -319,6 +319,7 @@ void drop_return_instances(struct uprobe_task *utask, struct return_instance *ke
 /* xol.c: the XOL area */
 int xol_mremap(const struct vm_special_mapping *sm, struct vm_area_struct *new_vma);
 struct xol_area *get_xol_area(void);
+struct page *alloc_swbp_page(void);
 unsigned long xol_take_slot(struct xol_area *area);
 unsigned long xol_probe_slot(struct xol_area *area, unsigned int index, unsigned long tag,
 			     const u8 *insn, size_t len);

@@ -8,10 +8,13 @@
  * uprobe syscall, which costs less than the breakpoint's trap
  * (stub_hit.c).
  *
- * Writing the jump (write_jump()): the breakpoint is in its first byte
- * already; the other bytes are written, every CPU that runs the mm
- * serializes, then the first byte is written.  A task that runs the place
- * meanwhile takes the breakpoint or the whole jump, both right.  Taking it
+ * Writing the jump (write_jump()): the breakpoint is in its first bytes
+ * already (x86: one byte); the jump's other bytes are written, every CPU
+ * that runs the mm serializes, then its first bytes are written.  A task
+ * that runs the place meanwhile takes the breakpoint or the whole jump,
+ * both right.  Where the breakpoint is as wide as the jump (arm64: a brk
+ * replaced by a b, both of which the architecture allows to be swapped
+ * under a running CPU), that is one write.  Taking it
  * out (take_jump_out()) runs the same steps backwards, before the
  * breakpoint itself goes.  Both hold mmap_lock for writing, like every
  * write of text.  Only the mm's own copy of the page changes.
@@ -28,6 +31,32 @@
 
 /* debug.uprobes-jumps: 0 takes every jump out, and gives no new one. */
 static int uprobe_jumps_on = 1;
+
+/*
+ * A jump replaces a breakpoint of BP bytes (1 on x86, as wide as the jump
+ * on arm64); the jump's bytes past those are written first.
+ */
+#define BP	UPROBE_SWBP_INSN_SIZE
+
+/* Whether @code starts with the breakpoint of probes in files. */
+static bool is_swbp_at(const u8 *code)
+{
+	uprobe_opcode_t swbp = UPROBE_SWBP_INSN;
+
+	return !memcmp(code, &swbp, BP);
+}
+
+/* The bytes of @uprobe's instruction, as its file has them. */
+static const u8 *insn_bytes(struct uprobe *uprobe)
+{
+	return (const u8 *)&uprobe->arch.insn;
+}
+
+/* The length of @uprobe's instruction. */
+static unsigned int insn_len(struct uprobe *uprobe)
+{
+	return arch_uprobe_insn_len(&uprobe->arch);
+}
 
 /* The UPROBE_JUMP_BYTES at @vaddr of @mm, if they are in one page. */
 bool read_jump_bytes(struct mm_struct *mm, unsigned long vaddr, u8 *code)
@@ -157,10 +186,9 @@ static unsigned long jump_target(struct uprobe *uprobe, struct mm_struct *mm,
 {
 	unsigned long lo, hi, hop, stub;
 
-	if (uprobe->arch.len >= UPROBE_JUMP_BYTES)
+	if (insn_len(uprobe) >= UPROBE_JUMP_BYTES)
 		return get_stub(mm, area, uprobe, vaddr, 0);
-	if (!arch_uprobe_pun_window(vaddr, uprobe->arch.len, (const u8 *)&uprobe->arch.insn,
-				    &lo, &hi))
+	if (!arch_uprobe_pun_window(vaddr, insn_len(uprobe), insn_bytes(uprobe), &lo, &hi))
 		return 0;
 	hop = get_old_hop(mm, area, uprobe, vaddr);
 	if (hop && hop >= lo && hop <= hi)
@@ -187,14 +215,14 @@ static void write_jump(struct uprobe *uprobe, struct mm_struct *mm,
 		       struct xol_area *area, unsigned long vaddr)
 {
 	u8 now[UPROBE_JUMP_BYTES], jump[UPROBE_JUMP_BYTES];
-	unsigned int own = min_t(unsigned int, uprobe->arch.len, UPROBE_JUMP_BYTES);
+	unsigned int own = min_t(unsigned int, insn_len(uprobe), UPROBE_JUMP_BYTES);
 	unsigned long target;
 
 	mmap_assert_write_locked(mm);
 
-	if (!read_jump_bytes(mm, vaddr, now) || now[0] != UPROBE_SWBP_INSN)
+	if (!read_jump_bytes(mm, vaddr, now) || !is_swbp_at(now))
 		return;
-	if (memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1)) {
+	if (memcmp(now + BP, insn_bytes(uprobe) + BP, UPROBE_JUMP_BYTES - BP)) {
 		/* Until a breakpoint in its bytes goes (jumps_retry_around()). */
 		no_pun(area, vaddr, NO_PUN_PLACE);
 		return;
@@ -205,10 +233,10 @@ static void write_jump(struct uprobe *uprobe, struct mm_struct *mm,
 	arch_uprobe_jump(vaddr, target, jump);
 	if (WARN_ON_ONCE(memcmp(jump + own, now + own, UPROBE_JUMP_BYTES - own)))
 		return;
-	if (own > 1 && write_mm_text(mm, vaddr + 1, jump + 1, own - 1))
+	if (own > BP && write_mm_text(mm, vaddr + BP, jump + BP, own - BP))
 		return;
-	if (write_mm_text(mm, vaddr, jump, 1) && own > 1)
-		write_mm_text(mm, vaddr + 1, now + 1, own - 1);
+	if (write_mm_text(mm, vaddr, jump, BP) && own > BP)
+		write_mm_text(mm, vaddr + BP, now + BP, own - BP);
 }
 
 /*
@@ -222,13 +250,13 @@ static struct stub_site *half_jump_site(struct mm_struct *mm, unsigned long vadd
 	struct xol_area *area = mm_xol_area(mm);
 	struct stub_site *site;
 
-	if (!area || !read_jump_bytes(mm, vaddr, code) || code[0] != UPROBE_SWBP_INSN)
+	if (!area || !read_jump_bytes(mm, vaddr, code) || !is_swbp_at(code))
 		return NULL;
 	for_each_stub_site(area, site) {
-		if (site->vaddr != vaddr || jump_own_bytes(site) < 2)
+		if (site->vaddr != vaddr || jump_own_bytes(site) <= BP)
 			continue;
 		arch_uprobe_jump(vaddr, site->hop ?: site->stub, jump);
-		if (!memcmp(code + 1, jump + 1, jump_own_bytes(site) - 1))
+		if (!memcmp(code + BP, jump + BP, jump_own_bytes(site) - BP))
 			return site;
 	}
 	return NULL;
@@ -254,9 +282,9 @@ int take_jump_out(struct mm_struct *mm, unsigned long vaddr, const u8 *insn)
 		return 0;
 	own = jump_own_bytes(site);
 	err = write_mm_text(mm, vaddr, &swbp, sizeof(swbp));
-	if (err || own == 1)
+	if (err || own <= BP)
 		return err;
-	return write_mm_text(mm, vaddr + 1, insn + 1, own - 1);
+	return write_mm_text(mm, vaddr + BP, insn + BP, own - BP);
 }
 
 /*
@@ -457,7 +485,7 @@ bool may_jump(struct uprobe *uprobe, struct pt_regs *regs, unsigned long vaddr)
 	return uprobe->inode && smp_load_acquire(&uprobe->insn_state) == INSN_READY &&
 	       arch_uprobe_can_jump(&uprobe->arch, current, regs) &&
 	       offset_in_page(vaddr) <= PAGE_SIZE - UPROBE_JUMP_BYTES &&
-	       may_jump_at(vaddr, uprobe->arch.len) &&
+	       may_jump_at(vaddr, insn_len(uprobe)) &&
 	       jumps_wanted(uprobe);
 }
 
@@ -504,15 +532,15 @@ static const char *why_no_jump(struct uprobe *uprobe, struct mm_struct *mm,
 		return "page-end";
 	if (area && READ_ONCE(area->no_stubs))
 		return "stub-limit";
-	if (!vma || !may_jump_in(vma, vaddr, uprobe->arch.len))
+	if (!vma || !may_jump_in(vma, vaddr, insn_len(uprobe)))
 		return "writable-or-map-end";
 	if (!read_jump_bytes(mm, vaddr, now) ||
-	    memcmp(now + 1, uprobe->arch.insn + 1, UPROBE_JUMP_BYTES - 1))
+	    memcmp(now + BP, insn_bytes(uprobe) + BP, UPROBE_JUMP_BYTES - BP))
 		return "text-differs";
 	memo = area ? xa_load(&area->no_pun, vaddr) : NULL;
 	if (memo)
 		return xa_to_value(memo) == NO_PUN_HOP_LIMIT ? "hop-limit" : "no-window";
-	if (area && READ_ONCE(area->no_pun_full) && uprobe->arch.len < UPROBE_JUMP_BYTES)
+	if (area && READ_ONCE(area->no_pun_full) && insn_len(uprobe) < UPROBE_JUMP_BYTES)
 		return "pun-memo-limit";
 	return NULL;
 }
@@ -562,7 +590,7 @@ void try_jump(struct uprobe *uprobe, unsigned long vaddr)
 	if (vma && valid_vma(vma, true) && vma_maps(vma, uprobe->inode, uprobe->offset) &&
 	    offset_to_vaddr(vma, uprobe->offset) == vaddr && uprobe_is_live(uprobe) &&
 	    jumps_wanted(uprobe)) {
-		if (may_jump_in(vma, vaddr, uprobe->arch.len))
+		if (may_jump_in(vma, vaddr, insn_len(uprobe)))
 			write_jump(uprobe, mm, area, vaddr);
 		else
 			no_pun(area, vaddr, NO_PUN_PLACE);

@@ -15,6 +15,7 @@
  * found under RCU without it (stub_at()); fork gives the child copies.
  */
 
+#include <linux/cacheflush.h>
 #include <linux/error-injection.h>
 
 #include "stubs.h"
@@ -229,22 +230,34 @@ void free_stub_pages(struct xol_area *area)
 static noinline struct stub_page *alloc_stub_page(unsigned long vaddr)
 {
 	struct stub_page *sp = kzalloc(sizeof(*sp), GFP_KERNEL);
-	void *kaddr;
 
 	if (!sp)
 		return NULL;
-	sp->page = alloc_page(GFP_HIGHUSER);
+	sp->page = alloc_swbp_page();
 	if (!sp->page) {
 		kfree(sp);
 		return NULL;
 	}
 	sp->vaddr = vaddr;
-	kaddr = kmap_local_page(sp->page);
-	memset(kaddr, UPROBE_SWBP_INSN, PAGE_SIZE);
-	kunmap_local(kaddr);
 	return sp;
 }
 ALLOW_ERROR_INJECTION(alloc_stub_page, NULL);
+
+/*
+ * Writes @len bytes of @code at @addr, in the stub page @sp, through the
+ * kernel's mapping of its page; instruction fetch sees them before any
+ * jump leads there (flush_icache_range(): nothing on x86).
+ */
+static void write_stub_page(struct stub_page *sp, unsigned long addr, const void *code,
+			    size_t len)
+{
+	void *kaddr = kmap_local_page(sp->page) + (addr - sp->vaddr);
+
+	memcpy(kaddr, code, len);
+	flush_dcache_page(sp->page);
+	flush_icache_range((unsigned long)kaddr, (unsigned long)kaddr + len);
+	kunmap_local(kaddr);
+}
 
 /*
  * Whether every stub of @sp is within reach of a jump at @vaddr, and of
@@ -347,20 +360,16 @@ static unsigned long add_stub(struct stub_page *sp, struct uprobe *uprobe, unsig
 	unsigned long stub = stub_vaddr(sp, sp->used);
 	u8 code[UPROBE_STUB_BYTES];
 	size_t copy_len;
-	void *kaddr;
 
 	if (!arch_uprobe_stub_code(&uprobe->arch, vaddr, stub, code, &copy_len))
 		return 0;
-	kaddr = kmap_local_page(sp->page);
-	memcpy(kaddr + (stub - sp->vaddr), code, sizeof(code));
-	kunmap_local(kaddr);
-	flush_dcache_page(sp->page);
+	write_stub_page(sp, stub, code, sizeof(code));
 	site->vaddr = vaddr;
-	site->next = vaddr + uprobe->arch.len;
+	site->next = vaddr + arch_uprobe_insn_len(&uprobe->arch);
 	site->stub = stub;
 	site->inode = uprobe->inode;
 	site->offset = uprobe->offset;
-	memcpy(site->insn, uprobe->arch.insn, sizeof(site->insn));
+	memcpy(site->insn, &uprobe->arch.insn, sizeof(site->insn));
 	site->len = copy_len;
 	site->hop = hop;
 	/* The site is filled in before lockless readers can see it. */
@@ -371,7 +380,7 @@ static unsigned long add_stub(struct stub_page *sp, struct uprobe *uprobe, unsig
 /* Whether @site is a stub made for @uprobe's instruction at @vaddr. */
 bool site_serves(struct stub_site *site, struct uprobe *uprobe, unsigned long vaddr)
 {
-	return site->vaddr == vaddr && !memcmp(site->insn, uprobe->arch.insn, sizeof(site->insn));
+	return site->vaddr == vaddr && !memcmp(site->insn, &uprobe->arch.insn, sizeof(site->insn));
 }
 
 /* @site, made for the same instruction before, now serves @uprobe. */
@@ -595,7 +604,6 @@ void set_hop(struct mm_struct *mm, struct xol_area *area, unsigned long hop,
 {
 	struct stub_page *sp;
 	u8 code[UPROBE_JUMP_BYTES];
-	void *kaddr;
 
 	mmap_assert_write_locked(mm);
 
@@ -603,10 +611,7 @@ void set_hop(struct mm_struct *mm, struct xol_area *area, unsigned long hop,
 	if (WARN_ON_ONCE(!sp || !sp->hops || sp->used >= HOPS_PER_PAGE))
 		return;
 	arch_uprobe_jump(hop, stub, code);
-	kaddr = kmap_local_page(sp->page);
-	memcpy(kaddr + (hop - sp->vaddr), code, sizeof(code));
-	kunmap_local(kaddr);
-	flush_dcache_page(sp->page);
+	write_stub_page(sp, hop, code, sizeof(code));
 	sp->hop[sp->used].vaddr = hop;
 	sp->hop[sp->used].stub = stub;
 	/* The hop is written before lockless readers can see it. */

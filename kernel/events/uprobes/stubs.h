@@ -39,7 +39,7 @@ struct stub_site {
 	unsigned long stub;
 	struct inode *inode;
 	loff_t offset;
-	u8 insn[MAX_UINSN_BYTES];
+	u8 insn[sizeof_field(struct arch_uprobe, insn)];
 	u8 len;
 	unsigned long hop;
 	bool moved;

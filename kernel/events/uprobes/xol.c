@@ -93,8 +93,11 @@ static void fill_swbp(void *dst, size_t len)
 		memcpy(dst + i, &swbp, sizeof(swbp));
 }
 
-/* A page of slots, all breakpoints: nothing in it runs unnoticed. */
-static struct page *alloc_xol_page(void)
+/*
+ * A page for code, of XOL slots or stubs, all breakpoints: nothing in it
+ * runs unnoticed.
+ */
+struct page *alloc_swbp_page(void)
 {
 	struct page *page = alloc_page(GFP_HIGHUSER);
 	void *kaddr;
@@ -119,7 +122,7 @@ static struct xol_area *alloc_xol_area(unsigned long vaddr)
 
 	if (!area)
 		return NULL;
-	area->pages[0] = alloc_xol_page();
+	area->pages[0] = alloc_swbp_page();
 	if (!area->pages[0]) {
 		kfree(area);
 		return NULL;
@@ -218,7 +221,7 @@ static struct page *xol_slot_page(struct xol_area *area, unsigned long slot)
 	page = smp_load_acquire(pagep);
 	if (page)
 		return page;
-	page = alloc_xol_page();
+	page = alloc_swbp_page();
 	if (!page)
 		return NULL;
 	/* Full barrier: the page is filled in before the fault can see it. */

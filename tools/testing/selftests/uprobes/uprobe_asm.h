@@ -32,6 +32,36 @@ long lit_prfm(void);
 long lit_d(void);
 long lit_ahead(void);
 
+/*
+ * uprobe_jump_arm64.c: functions of one instruction class each, probed on
+ * their first instruction or, where named, on their label NAME_insn:
+ * a64_mov(x) = x + 3 (mov x1, #3), a64_add(x) = x + 1, a64_stp(x) = x + 2
+ * (the frame record pushed), a64_paciasp(x) = x + 4, a64_bti(x) = x + 5
+ * (bti c), a64_b(x) = x + 6, a64_bl(x) = x + 1 (bl a64_add at
+ * a64_bl_insn), a64_cbz(x) = x ? x + 7 : -1, a64_tbnz(x) = |x| (tbnz on
+ * the sign), a64_bcond(x) = max(x, 0) (b.lt at a64_bcond_insn),
+ * a64_adr(x) = x + 9 and a64_adrp(x) = x + 11 (a datum loaded from the
+ * address they give), a64_ldr_lit(x) = x + 13, a64_ret(x) = x (ret).
+ * a64_sve(buf) sets z0 whole, runs a64_sve_insn (an add of x registers),
+ * and stores z0 at buf.
+ */
+long a64_mov(long x);
+long a64_add(long x);
+long a64_stp(long x);
+long a64_paciasp(long x);
+long a64_bti(long x);
+long a64_b(long x);
+long a64_bl(long x);
+long a64_cbz(long x);
+long a64_tbnz(long x);
+long a64_bcond(long x);
+long a64_adr(long x);
+long a64_adrp(long x);
+long a64_ldr_lit(long x);
+long a64_ret(long x);
+void a64_sve(void *buf);
+extern const unsigned char a64_bl_insn[], a64_bcond_insn[], a64_sve_insn[];
+
 /* uprobe_uretprobe.c: tail_a(x) tail-calls (jmp, b) tail_b(x + 100). */
 long tail_a(long x);
 long tail_b(long x);

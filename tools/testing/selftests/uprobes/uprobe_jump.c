@@ -68,8 +68,6 @@
 #define NR_UPROBE	336
 #define NR_URETPROBE	335
 #define NR_NONE		1000	/* no syscall has this number */
-#define CALLS		2000
-#define STORM_CALLS	20000
 
 #ifndef PR_SET_SYSCALL_USER_DISPATCH
 #define PR_SET_SYSCALL_USER_DISPATCH	59
@@ -488,6 +486,9 @@ static unsigned long jump_target(const void *addr)
 	return (unsigned long)addr + 5 + rel;
 }
 
+#define UCONTEXT_PC(uc)	((uc)->uc_mcontext.gregs[REG_RIP])
+#include "jump_common.h"
+
 /* A counting probe on @addr of this program, for this process. */
 static int probe(struct __test_metadata *_metadata, const void *addr)
 {
@@ -496,33 +497,6 @@ static int probe(struct __test_metadata *_metadata, const void *addr)
 	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %d", fd);
 	return fd;
 }
-
-FIXTURE(jump) {
-	int fd;
-};
-
-FIXTURE_SETUP(jump)
-{
-	self->fd = -1;
-}
-
-FIXTURE_TEARDOWN(jump)
-{
-	if (self->fd >= 0)
-		close(self->fd);
-	signal(SIGUSR1, SIG_DFL);
-}
-
-/*
- * One probed function: where to probe, how to call it, what it gives;
- * the probed instruction's length if it is shorter than a jump (0 if not).
- */
-struct target {
-	const void *probe_at;
-	long (*fn)(long x);
-	long (*expected)(long x);
-	int len;
-};
 
 static long plus1(long x) { return x + 1; }
 static long plus2(long x) { return x + 2; }
@@ -541,10 +515,6 @@ static long plus_tp(long x)
 	asm("mov %%fs:0x0, %0" : "=r" (tp));
 	return tp + x;
 }
-
-FIXTURE_VARIANT(jump) {
-	struct target t;
-};
 
 FIXTURE_VARIANT_ADD(jump, nop5) {
 	.t = { jump_nop, jump_nop, plus1 },
@@ -637,32 +607,6 @@ FIXTURE_VARIANT_ADD(jump, pun_loop_sub_rsp_imm8) {
 FIXTURE_VARIANT_ADD(jump, pun_loop_endbr64) {
 	.t = { pun_loop_endbr64_insn, pun_loop_endbr64, plus3, 4 },
 };
-
-static long calls_made;	/* by run(), for the signal storm's pace */
-
-/* Calls @t with x from -@n/2 on, @n times; the first x it gets wrong, or @n. */
-static long run(const struct target *t, long n)
-{
-	long i;
-
-	for (i = 0; i < n; i++) {
-		if (t->fn(i - n / 2) != t->expected(i - n / 2))
-			return i;
-		__atomic_add_fetch(&calls_made, 1, __ATOMIC_RELAXED);
-	}
-	return n;
-}
-
-/* Each call is one hit, and computes what it does unprobed. */
-TEST_F(jump, exact_results_and_counts)
-{
-	const struct target *t = &variant->t;
-
-	ASSERT_EQ(CALLS, run(t, CALLS));
-	self->fd = probe(_metadata, t->probe_at);
-	ASSERT_EQ(CALLS, run(t, CALLS));
-	EXPECT_EQ(CALLS, perf_count(self->fd));
-}
 
 /*
  * After the first hit the probed instruction begins with a jump into
@@ -1714,249 +1658,6 @@ TEST(no_jump_in_writable_text)
 	munmap(map, 2 * page);
 	close(file);
 	close(fd);
-}
-
-static long storm_signals, storm_in_uprobes;
-static struct uprobes_maps storm_maps;
-
-static void on_storm(int sig, siginfo_t *info, void *ctx)
-{
-	unsigned long ip = ((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP];
-
-	__atomic_fetch_add(&storm_signals, 1, __ATOMIC_RELAXED);
-	if (uprobes_maps_hold(&storm_maps, ip))
-		__atomic_fetch_add(&storm_in_uprobes, 1, __ATOMIC_RELAXED);
-}
-
-/*
- * SIGUSR1 without a pause but for one call between two: the calls compute the
- * right thing, no handler sees an address in [uprobes], and each call is
- * one hit.  A first call makes the stub page, if any, before the maps are
- * read: with jumps to stubs, the jump it puts in leads into them.
- */
-TEST_F(jump, signal_storm)
-{
-	struct sigaction sa = { .sa_sigaction = on_storm, .sa_flags = SA_SIGINFO | SA_RESTART };
-	const struct target *t = &variant->t;
-	struct signal_storm storm;
-	long done;
-
-	self->fd = probe(_metadata, t->probe_at);
-	ASSERT_EQ(1, run(t, 1));
-	ASSERT_EQ(0, uprobes_maps_read(0, &storm_maps));
-	if (have_uprobe_jumps())
-		ASSERT_TRUE(uprobes_maps_hold(&storm_maps, jump_target(t->probe_at)))
-			TH_LOG("the jump leads to %#lx, outside the %d [uprobes] mappings",
-			       jump_target(t->probe_at), storm_maps.n);
-	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	storm_signals = 0;
-	storm_in_uprobes = 0;
-	ASSERT_EQ(0, storm_start(&storm, &calls_made));
-	done = run(t, STORM_CALLS);
-	storm_stop(&storm);
-	TH_LOG("%ld signals over %ld calls", storm_signals, done);
-	EXPECT_EQ(STORM_CALLS, done);
-	EXPECT_LT(0, storm_signals);
-	EXPECT_EQ(0, storm_in_uprobes);
-	EXPECT_EQ(STORM_CALLS + 1, perf_count(self->fd));
-}
-
-#define CHURN_THREADS	2
-#define CHURN_ROUNDS	50
-
-struct churn {
-	pthread_t thread;
-	const struct target *t;
-	long calls, wrong;
-};
-
-static int churn_done;
-
-/* Calls the target until churn_done, counting calls and wrong results. */
-static void *churn_worker(void *arg)
-{
-	struct churn *c = arg;
-	long x;
-
-	while (!__atomic_load_n(&churn_done, __ATOMIC_ACQUIRE)) {
-		x = c->calls % 1000 - 500;
-		if (c->t->fn(x) != c->t->expected(x))
-			c->wrong++;
-		c->calls++;
-	}
-	return NULL;
-}
-
-/*
- * Threads call the probed code while the probe is registered, hit (and
- * so given its jump), and unregistered (the jump taken out) over and over:
- * every call computes the right thing.  The probe's perf event counts the
- * calls of the thread that opened it: one per round, exactly.  (Fifty
- * rounds ran past kselftest's 30 s on the debug kernel under TCG with a
- * build beside it: the limit leaves room.)
- */
-TEST_F_TIMEOUT(jump, churn_while_threads_hit, 180)
-{
-	struct churn c[CHURN_THREADS] = {};
-	int i, round, fd;
-	long long count;
-	long calls = 0;
-
-	__atomic_store_n(&churn_done, 0, __ATOMIC_RELEASE);
-	for (i = 0; i < CHURN_THREADS; i++) {
-		c[i].t = &variant->t;
-		ASSERT_EQ(0, pthread_create(&c[i].thread, NULL, churn_worker, &c[i]));
-	}
-	for (round = 0; round < CHURN_ROUNDS; round++) {
-		fd = self_probe(variant->t.probe_at);
-		if (fd < 0) {
-			TH_LOG("round %d: open: %s", round, strerror(-fd));
-			break;
-		}
-		variant->t.fn(0);
-		sched_yield();
-		variant->t.fn(1);
-		count = perf_count(fd);
-		close(fd);
-		if (count != 2) {
-			TH_LOG("round %d: %lld hits of 2 calls", round, count);
-			break;
-		}
-	}
-	__atomic_store_n(&churn_done, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < CHURN_THREADS; i++) {
-		pthread_join(c[i].thread, NULL);
-		EXPECT_EQ(0, c[i].wrong);
-		calls += c[i].calls;
-	}
-	TH_LOG("%d rounds, %ld calls by the threads", round, calls);
-	EXPECT_EQ(CHURN_ROUNDS, round);
-	EXPECT_LT(0, calls);
-}
-
-#define FIRST_ROUNDS	20
-
-/*
- * In a new process whose threads run @t already: the process's first
- * probe comes, this thread calls @t once, and the probe goes.  Exits 0
- * when that call was counted and no thread computed wrong.
- */
-static int __noreturn first_probe_child(const struct target *t)
-{
-	struct churn c[CHURN_THREADS] = {};
-	long long count;
-	int i, fd;
-	long wrong = 0;
-
-	__atomic_store_n(&churn_done, 0, __ATOMIC_RELEASE);
-	for (i = 0; i < CHURN_THREADS; i++) {
-		c[i].t = t;
-		if (pthread_create(&c[i].thread, NULL, churn_worker, &c[i]))
-			_exit(2);
-	}
-	for (i = 0; i < CHURN_THREADS; i++)
-		while (!__atomic_load_n(&c[i].calls, __ATOMIC_RELAXED))
-			sched_yield();
-	fd = self_probe(t->probe_at);
-	if (fd < 0)
-		_exit(3);
-	t->fn(0);
-	count = perf_count(fd);
-	close(fd);
-	__atomic_store_n(&churn_done, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < CHURN_THREADS; i++) {
-		pthread_join(c[i].thread, NULL);
-		wrong += c[i].wrong;
-	}
-	_exit(count == 1 && !wrong ? 0 : 1);
-}
-
-/*
- * The first breakpoint of a process lands while its other threads run
- * the place: one that traps on it at once is the probe's, not sent
- * SIGTRAP (the process is marked as probed before the breakpoint is
- * written).  Each round is a new process.
- */
-TEST_F(jump, first_probe_while_threads_run)
-{
-	int round, status, bad = 0;
-	pid_t pid;
-
-	for (round = 0; round < FIRST_ROUNDS; round++) {
-		pid = fork();
-		ASSERT_LE(0, pid);
-		if (!pid)
-			first_probe_child(&variant->t);
-		ASSERT_EQ(pid, waitpid(pid, &status, 0));
-		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			TH_LOG("round %d: child status %#x", round, status);
-			bad++;
-		}
-	}
-	EXPECT_EQ(0, bad);
-}
-
-/* A forked child runs the probed code right, jump or breakpoint. */
-TEST_F(jump, forked_child)
-{
-	const struct target *t = &variant->t;
-	int status;
-	pid_t pid;
-
-	self->fd = probe(_metadata, t->probe_at);
-	ASSERT_EQ(CALLS, run(t, CALLS));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid)
-		_exit(run(t, CALLS) == CALLS ? 0 : 1);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		TH_LOG("child status %#x", status);
-	EXPECT_EQ(CALLS, run(t, CALLS));
-	EXPECT_EQ(2 * CALLS, perf_count(self->fd));
-}
-
-#define FORK_ROUNDS	20
-
-/* A child of fork() or vfork() that calls @t: exits 0 if all went right. */
-static pid_t call_in_child(const struct target *t, bool shares_mm)
-{
-	pid_t pid = shares_mm ? vfork() : fork();
-
-	if (!pid)
-		_exit(run(t, 100) == 100 ? 0 : 1);
-	return pid;
-}
-
-/*
- * While another thread calls the probed code, this one forks and vforks
- * children that call it too (a vforked child runs in this mm, on this
- * thread's stack): every child and every call computes right, and this
- * thread's own calls are each one hit.
- */
-TEST_F(jump, fork_and_vfork_while_a_thread_hits)
-{
-	struct churn c = { .t = &variant->t };
-	int i, status, bad = 0;
-	pid_t pid;
-
-	self->fd = probe(_metadata, variant->t.probe_at);
-	ASSERT_EQ(CALLS, run(&variant->t, CALLS));
-	__atomic_store_n(&churn_done, 0, __ATOMIC_RELEASE);
-	ASSERT_EQ(0, pthread_create(&c.thread, NULL, churn_worker, &c));
-	for (i = 0; i < 2 * FORK_ROUNDS; i++) {
-		pid = call_in_child(&variant->t, i % 2);
-		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
-		    !WIFEXITED(status) || WEXITSTATUS(status))
-			bad++;
-	}
-	__atomic_store_n(&churn_done, 1, __ATOMIC_RELEASE);
-	pthread_join(c.thread, NULL);
-	TH_LOG("%ld calls by the other thread", c.calls);
-	EXPECT_EQ(0, bad);
-	EXPECT_EQ(0, c.wrong);
-	EXPECT_EQ(CALLS, run(&variant->t, CALLS));
-	EXPECT_EQ(2 * CALLS, perf_count(self->fd));
 }
 
 /* The traced child: one call to arm the jump, then one call stepped. */

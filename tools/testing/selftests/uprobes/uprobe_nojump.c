@@ -143,19 +143,6 @@ static int file_bytes(const char *path, unsigned long offset, void *buf, size_t 
 	return n == (ssize_t)len ? 0 : -1;
 }
 
-/* Writes @text to debug.uprobes-jumps; 0 or -errno. */
-static int jumps_sysctl_write(const char *text)
-{
-	int fd = open(JUMPS_SYSCTL, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 /* Whether @line holds the strings that follow (NULL-ended), in their order. */
 static bool in_order(const char *line, ...)
 {
@@ -214,7 +201,7 @@ static bool have_kprobe_events(void)
  */
 static void put_back(char *path)
 {
-	jumps_sysctl_write("1");
+	uprobe_jumps_sysctl_set(1);
 	tracing_reset();
 	if (have_kprobe_events())
 		tfs_write("kprobe_events", "");
@@ -298,7 +285,7 @@ FIXTURE_SETUP(nojump)
 {
 	self->path[0] = '\0';
 	tracing_reset();
-	jumps_sysctl_write("1");
+	uprobe_jumps_sysctl_set(1);
 }
 
 FIXTURE_TEARDOWN_PARENT(nojump)
@@ -385,7 +372,7 @@ TEST_F_TIMEOUT(nojump, sysctl_off_and_on_under_threads, 120)
 	ASSERT_TRUE(wait_for_jump(nj_nop5))
 		TH_LOG("no jump after %ld calls", hitters_calls(h));
 
-	ASSERT_EQ(0, jumps_sysctl_write("0"));
+	ASSERT_EQ(0, uprobe_jumps_sysctl_set(0));
 	code_at(nj_nop5, now);
 	EXPECT_TRUE(is_breakpoint(now, orig))
 		TH_LOG("at once after 0: %02x %02x %02x %02x %02x",
@@ -397,7 +384,7 @@ TEST_F_TIMEOUT(nojump, sysctl_off_and_on_under_threads, 120)
 		       now[0], now[1], now[2], now[3], now[4]);
 	EXPECT_EQ(0, uprobe_jumps_sysctl());
 
-	ASSERT_EQ(0, jumps_sysctl_write("1"));
+	ASSERT_EQ(0, uprobe_jumps_sysctl_set(1));
 	EXPECT_TRUE(wait_for_jump(nj_nop5)) TH_LOG("no jump after 1");
 
 	__atomic_store_n(&hitters_done, 1, __ATOMIC_RELEASE);
@@ -712,7 +699,7 @@ FIXTURE_SETUP(hidden)
 {
 	self->path[0] = '\0';
 	tracing_reset();
-	jumps_sysctl_write("1");
+	uprobe_jumps_sysctl_set(1);
 }
 
 FIXTURE_TEARDOWN_PARENT(hidden)
@@ -755,7 +742,7 @@ static void __noreturn hidden_child(unsigned long code, bool jumps_off)
 			report->not_kept++;
 	}
 	report->jump = jump_in_place(cmp);
-	if (jumps_off && jumps_sysctl_write("0"))
+	if (jumps_off && uprobe_jumps_sysctl_set(0))
 		_exit(2);
 	code_at(cmp, report->code);
 	if (report->code[0] == 0xe9 && report->code[1] != HIDDEN_BYTE1)

@@ -591,6 +591,18 @@ int uprobe_jumps_sysctl(void)
 	return buf[0] ? atoi(buf) : -1;
 }
 
+int uprobe_jumps_sysctl_set(int on)
+{
+	int fd = open("/proc/sys/debug/uprobes-jumps", O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, on ? "1" : "0", 1) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 bool have_uprobe_jumps(void)
 {
 	return uprobe_jumps_sysctl() == 1;

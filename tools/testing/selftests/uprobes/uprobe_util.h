@@ -244,13 +244,15 @@ int step_to_exit(unsigned long (*work)(void), void (*at)(unsigned long ip, void 
 
 /* The value of the sysctl debug.uprobes-jumps, or -1 without it. */
 int uprobe_jumps_sysctl(void);
+/* Sets debug.uprobes-jumps to @on (0 or 1); 0 or -errno. */
+int uprobe_jumps_sysctl_set(int on);
 
 /*
  * Features of uprobes a test may need, each told by the kernel's own
  * interfaces, so that a test skips on a kernel without one
  * (kernel_lacks()):
- * have_uprobe_jumps(): x86-64 probes entered by jumps to stubs, on while
- * sysctl debug.uprobes-jumps is 1;
+ * have_uprobe_jumps(): probes entered by jumps to stubs (x86-64, arm64),
+ * on while sysctl debug.uprobes-jumps is 1;
  * have_proc_uprobes(): /proc/PID/uprobes;
  * have_uprobe_syscall(): x86-64's uprobe syscall, which fails with EPROTO
  * when called from anywhere but a stub (as libbpf asks).
