@@ -590,6 +590,11 @@ bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned
 void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs);
 void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs);
 #else
+static inline bool uprobe_stub_step_trap(struct pt_regs *regs)
+{
+	return false;
+}
+
 static inline bool uprobe_syscall_entry(struct pt_regs *regs)
 {
 	return false;

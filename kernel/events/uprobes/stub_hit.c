@@ -153,6 +153,17 @@ bool uprobe_is_stub(unsigned long addr)
 	return current->mm && stub_starting_at(current->mm, addr);
 }
 
+/*
+ * Sets the ip where a trap on the breakpoint at @vaddr leaves it: the one
+ * that uprobe_get_swbp_addr() takes back to @vaddr (past the breakpoint
+ * on x86, at it on arm64).
+ */
+static void set_ip_as_trapped(struct pt_regs *regs, unsigned long vaddr)
+{
+	instruction_pointer_set(regs, vaddr);
+	instruction_pointer_set(regs, 2 * vaddr - uprobe_get_swbp_addr(regs));
+}
+
 /**
  * uprobe_stub_step_trap - a single-step trap in user mode, not uprobes'
  * @regs: the task's registers
@@ -160,7 +171,7 @@ bool uprobe_is_stub(unsigned long addr)
  * A debugger stepped the task over a jump to a stub, or to a hop: the
  * trap is taken for the breakpoint the jump stands for, so that the
  * debugger sees the probed instruction done in one step, and never the
- * stub.  Runs in the #DB handler: takes no lock.
+ * stub.  Runs in the step trap's handler (#DB on x86): takes no lock.
  *
  * Return: true when the trap was at the entry of a stub.
  */
@@ -175,7 +186,7 @@ bool uprobe_stub_step_trap(struct pt_regs *regs)
 	       hop_at(mm, instruction_pointer(regs));
 	if (!site)
 		return false;
-	instruction_pointer_set(regs, site->vaddr + UPROBE_SWBP_INSN_SIZE);
+	set_ip_as_trapped(regs, site->vaddr);
 	set_thread_flag(TIF_UPROBE);
 	return true;
 }

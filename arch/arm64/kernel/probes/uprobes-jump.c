@@ -45,6 +45,13 @@
  *    (arch_uprobe_step_copy()); at the b back, past the probed instruction
  *    (the core).
  *
+ *  - a debugger's single-step: no jump is made for a task being stepped,
+ *    but one made before may be stepped over.  The step exception at the
+ *    entry of a stub is taken for the brk there was
+ *    (uprobe_stub_step_trap(), from uprobe_single_step_handler()), and
+ *    the debugger's step ends past the probed instruction, never in the
+ *    stub.
+ *
  * Calling context: process context.  The hooks that compute on words only
  * (arch_uprobe_stub_code(), arch_uprobe_jump(), arch_uprobe_jump_target(),
  * arch_uprobe_stub_reach()) may run in any task; the others in the probed
@@ -81,7 +88,7 @@
  *
  * Every accepted instruction is simulated or runs out of line, in a stub
  * as in an XOL slot.  The task must run 64-bit code, and no debugger may
- * step it (the step would stop in the stub).
+ * be stepping it (it steps the brk's way).
  *
  * Return: true if it may.
  */

@@ -6,10 +6,13 @@
  * does unprobed, alone, under a signal storm (no handler sees an address
  * in [uprobes]), while threads hit the probe as it comes and goes, while
  * they run the place a process's first probe comes to, and in forked and
- * vforked children.  The including program defines, before it includes
- * this file, jump_target() (where the jump at an address leads, 0 where
- * there is none) and UCONTEXT_PC() (the pc a signal handler's context
- * holds), and adds the fixture's variants after it.
+ * vforked children, and under a debugger that steps through a call.  The
+ * including program defines, before it includes this file, jump_target()
+ * (where the jump at an address leads, 0 where there is none),
+ * UCONTEXT_PC() (the pc a signal handler's context holds) and REGS_PC()
+ * (the pc in a struct user_regs_struct), includes <elf.h>,
+ * <sys/ptrace.h> and <sys/uio.h>, and adds the fixture's variants after
+ * it.
  */
 #ifndef UPROBE_JUMP_COMMON_H
 #define UPROBE_JUMP_COMMON_H
@@ -344,6 +347,115 @@ TEST_F(jump, fork_and_vfork_while_a_thread_hits)
 	EXPECT_EQ(0, c.wrong);
 	EXPECT_EQ(CALLS, run(&variant->t, CALLS));
 	EXPECT_EQ(2 * CALLS, perf_count(self->fd));
+}
+
+#define STEP_X		5	/* the argument of each stepped call */
+#define MAX_STEPS	4096
+
+/*
+ * The number of calls stop_and_call() makes: not a constant, so that no
+ * compiler unrolls its loop, and each call is made from the same place.
+ */
+int stepped_calls = 4;
+
+/*
+ * A traced child: stepped_calls calls of @t, each after a stop (SIGSTOP),
+ * all from the same place.  It exits 0 if all computed right.
+ */
+static void __noreturn stop_and_call(const struct target *t)
+{
+	int i, wrong = 0;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		_exit(2);
+	for (i = 0; i < stepped_calls; i++) {
+		raise(SIGSTOP);
+		wrong += t->fn(STEP_X) != t->expected(STEP_X);
+	}
+	_exit(wrong ? 1 : 0);
+}
+
+/*
+ * Single-steps the child @pid from a stop until its next SIGSTOP, the pc
+ * of each step's stop in @pcs, their number in *@n.  Return: 0, or the
+ * wait status that ended the steps otherwise (-1 if none did).
+ */
+static int step_to_sigstop(pid_t pid, unsigned long *pcs, long *n)
+{
+	struct user_regs_struct regs;
+	struct iovec iov = { &regs, sizeof(regs) };
+	int status;
+
+	for (*n = 0;; (*n)++) {
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) ||
+		    waitpid(pid, &status, 0) != pid)
+			return -1;
+		if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP)
+			return 0;
+		if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP || *n == MAX_STEPS ||
+		    ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov))
+			return status;
+		pcs[*n] = REGS_PC(&regs);
+	}
+}
+
+/* Resumes the stopped child @pid until its next stop; true if it stopped. */
+static bool cont_to_stop(pid_t pid)
+{
+	int status;
+
+	return !ptrace(PTRACE_CONT, pid, NULL, NULL) && waitpid(pid, &status, 0) == pid &&
+	       WIFSTOPPED(status);
+}
+
+/*
+ * A debugger single-steps a call of the probed code before the probe
+ * comes, and again once a call has hit it (its jump in place, if any):
+ * the debugger stops at the same places, one after the other, both times
+ * (never in [uprobes], the probed instruction one step), the calls
+ * compute right, and the three calls after the probe came are hits.
+ */
+TEST_F(jump, debugger_steps_through)
+{
+	static unsigned long before[MAX_STEPS], after[MAX_STEPS];
+	const struct target *t = &variant->t;
+	struct perf_event_attr attr;
+	long n_before, n_after, i;
+	int status, err;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		stop_and_call(t);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, step_to_sigstop(pid, before, &n_before));
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(t->probe_at), 0, 0));
+	self->fd = perf_open(&attr, pid, -1);
+	if (t->may_refuse && self->fd == -EINVAL) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	if (t->may_refuse && kernel_lacks(_metadata, self->fd != -EINVAL,
+					  "probes on this instruction"))
+		return;
+	ASSERT_LE(0, self->fd);
+	ASSERT_TRUE(cont_to_stop(pid));
+	err = step_to_sigstop(pid, after, &n_after);
+	EXPECT_EQ(0, err)
+		TH_LOG("step %ld, at %#lx, ended on %#x", n_after,
+		       n_after ? after[n_after - 1] : 0, err);
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("child status %#x", status);
+	EXPECT_EQ(n_before, n_after);
+	for (i = 0; i < n_before && i < n_after; i++)
+		if (before[i] != after[i])
+			break;
+	EXPECT_EQ(n_before, i)
+		TH_LOG("step %ld: %#lx, %#lx before the probe", i, after[i], before[i]);
+	EXPECT_EQ(3, perf_count(self->fd));
 }
 
 #endif /* UPROBE_JUMP_COMMON_H */

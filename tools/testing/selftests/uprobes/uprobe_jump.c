@@ -39,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include <assert.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -487,6 +488,7 @@ static unsigned long jump_target(const void *addr)
 }
 
 #define UCONTEXT_PC(uc)	((uc)->uc_mcontext.gregs[REG_RIP])
+#define REGS_PC(regs)	((regs)->rip)
 #include "jump_common.h"
 
 /* A counting probe on @addr of this program, for this process. */
@@ -1657,73 +1659,6 @@ TEST(no_jump_in_writable_text)
 	EXPECT_EQ(CALLS + 1, perf_count(fd));
 	munmap(map, 2 * page);
 	close(file);
-	close(fd);
-}
-
-/* The traced child: one call to arm the jump, then one call stepped. */
-static void __noreturn stepped_child(void)
-{
-	long first, second;
-
-	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
-		_exit(2);
-	raise(SIGSTOP);
-	first = jump_nop(1);
-	raise(SIGSTOP);
-	second = jump_nop(2);
-	_exit(first == 2 && second == 3 ? 0 : 1);
-}
-
-/*
- * A debugger single-steps a child through a call of a probed function
- * whose probe was hit once already (its jump in place, if any): every stop
- * is outside [uprobes], the probed instruction takes one step, the
- * child's results are right and both calls are hits.
- */
-TEST(ptrace_single_step)
-{
-	const unsigned long at = (unsigned long)jump_nop;
-	struct perf_event_attr attr;
-	struct user_regs_struct regs;
-	struct uprobes_maps maps;
-	long steps = 0, in_stub = 0;
-	bool stepped_over = false;
-	unsigned long prev = 0;
-	int status, fd;
-	pid_t pid;
-
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid)
-		stepped_child();
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFSTOPPED(status));
-	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(jump_nop), 0, 0));
-	fd = perf_open(&attr, pid, -1);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFSTOPPED(status));
-	ASSERT_EQ(0, uprobes_maps_read(pid, &maps));
-	for (;;) {
-		ASSERT_EQ(0, ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL));
-		ASSERT_EQ(pid, waitpid(pid, &status, 0));
-		if (!WIFSTOPPED(status))
-			break;
-		ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, NULL, &regs));
-		steps++;
-		if (uprobes_maps_hold(&maps, regs.rip))
-			in_stub++;
-		if (prev == at && regs.rip == at + 5)
-			stepped_over = true;
-		prev = regs.rip;
-	}
-	TH_LOG("%ld steps", steps);
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		TH_LOG("child status %#x", status);
-	EXPECT_EQ(0, in_stub);
-	EXPECT_TRUE(stepped_over);
-	EXPECT_EQ(2, perf_count(fd));
 	close(fd);
 }
 

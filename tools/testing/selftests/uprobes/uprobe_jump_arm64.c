@@ -10,8 +10,9 @@
  * literal load, ret): the probed code computes what it computes unprobed,
  * each call is one hit, under a signal storm too, in forked and vforked
  * children, while the probe comes and goes under threads that hit it, and
- * while they run the place a process's first probe comes to (those tests
- * are uprobe_jump's too: jump_common.h); what a debugger reads of the
+ * while they run the place a process's first probe comes to, and under a
+ * debugger that single-steps through a call (those tests are
+ * uprobe_jump's too: jump_common.h); what a debugger reads of the
  * probed instruction from outside is the brk; the task's SVE registers
  * keep their whole length over a hit; a process confined by a seccomp
  * filter that allows no other syscall than write and exit, and a tracer
@@ -168,6 +169,7 @@ static unsigned long jump_target(const void *addr)
 }
 
 #define UCONTEXT_PC(uc)	((uc)->uc_mcontext.pc)
+#define REGS_PC(regs)	((regs)->pc)
 #include "jump_common.h"
 
 FIXTURE_VARIANT_ADD(jump, mov) {
@@ -281,6 +283,91 @@ TEST_F(jump, foreign_reads_see_the_breakpoint)
 	EXPECT_EQ(BKPT_INSN, by_vm) TH_LOG("process_vm_readv: %#x", by_vm);
 	ASSERT_EQ(CALLS, run(t, CALLS));
 	EXPECT_EQ(2 * CALLS, perf_count(self->fd));
+}
+
+#define GDB_BRK		0xd4200000	/* brk #0, a debugger's breakpoint */
+
+/*
+ * The child of debugger_breakpoint_in_and_out: probes @t in itself (tells
+ * the parent 2 if the probe was refused, and exits), hits it once (its
+ * jump goes in), tells the parent whether a b is there now (1, else 0),
+ * waits, calls CALLS times, and exits 0 if all computed right and each
+ * call was one hit.
+ */
+static void __noreturn poked_child(const struct target *t, int go, int tell)
+{
+	int fd = self_probe(t->probe_at);
+	char state = 2, c;
+
+	if (fd < 0)
+		_exit(write(tell, &state, 1) == 1 ? 5 : 2);
+	if (run(t, 1) != 1)
+		_exit(2);
+	state = jump_target(t->probe_at) != 0;
+	if (write(tell, &state, 1) != 1 || read(go, &c, 1) != 1)
+		_exit(3);
+	_exit(run(t, CALLS) == CALLS && perf_count(fd) == CALLS + 1 ? 0 : 4);
+}
+
+/* Writes the word @insn at @at of the stopped @pid, by ptrace or /proc/PID/mem. */
+static int put_word(pid_t pid, unsigned long at, unsigned int insn, bool by_mem)
+{
+	unsigned long word;
+
+	if (by_mem)
+		return mem_write(pid, (void *)at, &insn, sizeof(insn));
+	errno = 0;
+	word = ptrace(PTRACE_PEEKDATA, pid, at, NULL);
+	if (errno)
+		return -1;
+	word = (word & ~0xffffffffUL) | insn;
+	return ptrace(PTRACE_POKEDATA, pid, at, word) ? -1 : 0;
+}
+
+/*
+ * As gdb does for "break" then "delete" at the probed address, once by
+ * ptrace words and once by /proc/PID/mem: it reads the instruction, writes
+ * its brk #0 over it, then writes back what it read.  What it reads is
+ * the probe's brk, never the b of a jump, so what it writes back leaves
+ * the probe in place: the program runs right and every call is a hit.
+ */
+TEST_F(jump, debugger_breakpoint_in_and_out)
+{
+	const struct target *t = &variant->t;
+	unsigned long at = (unsigned long)t->probe_at;
+	int go[2], tell[2], status, pass;
+	unsigned int saved;
+	char state;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(tell));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		poked_child(t, go[0], tell[1]);
+	ASSERT_EQ(1, read(tell[0], &state, 1));
+	if (state == 2) {
+		waitpid(pid, &status, 0);
+		if (t->may_refuse && kernel_lacks(_metadata, false, "probes on this instruction"))
+			return;
+	}
+	ASSERT_NE(2, state) TH_LOG("the child could not probe itself");
+	if (have_uprobe_jumps())
+		ASSERT_EQ(1, state) TH_LOG("the child runs no jump at its probe");
+	ASSERT_EQ(0, ptrace(PTRACE_ATTACH, pid, NULL, NULL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	for (pass = 0; pass < 2; pass++) {
+		ASSERT_EQ(0, mem_read(pid, t->probe_at, &saved, sizeof(saved)));
+		EXPECT_EQ(BKPT_INSN, saved) TH_LOG("read: %#x", saved);
+		ASSERT_EQ(0, put_word(pid, at, GDB_BRK, pass));
+		ASSERT_EQ(0, put_word(pid, at, saved, pass));
+	}
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, pid, NULL, NULL));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child: status %#x", status);
 }
 
 /*

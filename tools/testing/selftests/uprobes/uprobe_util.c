@@ -697,19 +697,31 @@ int kid_end(struct kid *k)
 	return WEXITSTATUS(status);
 }
 
-int mem_read(pid_t pid, const void *addr, void *buf, size_t len)
+/* Reads, or writes (@store), @len bytes at @addr of @pid by /proc/PID/mem. */
+static int mem_access(pid_t pid, const void *addr, void *buf, size_t len, bool store)
 {
+	off_t at = (off_t)(unsigned long)addr;
 	char path[64];
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, (store ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	n = pread(fd, buf, len, (off_t)(unsigned long)addr);
+	n = store ? pwrite(fd, buf, len, at) : pread(fd, buf, len, at);
 	close(fd);
 	return n == (ssize_t)len ? 0 : -1;
+}
+
+int mem_read(pid_t pid, const void *addr, void *buf, size_t len)
+{
+	return mem_access(pid, addr, buf, len, false);
+}
+
+int mem_write(pid_t pid, const void *addr, const void *buf, size_t len)
+{
+	return mem_access(pid, addr, (void *)buf, len, true);
 }
 
 /* The arch seccomp_data names for this program's syscalls. */

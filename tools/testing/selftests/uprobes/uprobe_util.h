@@ -313,6 +313,9 @@ int copy_file(const char *from, char *tmpl, int suffixlen);
 /* @len bytes at @addr of process @pid, through /proc/PID/mem; 0 or -1. */
 int mem_read(pid_t pid, const void *addr, void *buf, size_t len);
 
+/* Writes @len bytes at @addr of process @pid, through /proc/PID/mem; 0 or -1. */
+int mem_write(pid_t pid, const void *addr, const void *buf, size_t len);
+
 /*
  * A thread that sends SIGUSR1 to the thread that started it, again and
  * again, the next signal as soon as the target has made one more call
