@@ -377,8 +377,8 @@ static void __noreturn stop_and_call(const struct target *t)
 
 /*
  * Single-steps the child @pid from a stop until its next SIGSTOP, the pc
- * of each step's stop in @pcs, their number in *@n.  Return: 0, or the
- * wait status that ended the steps otherwise (-1 if none did).
+ * of each step's stop in @pcs, their number in *@n.  Return: 0, or what
+ * ended the steps otherwise: the wait status of a stop or an exit, or -1.
  */
 static int step_to_sigstop(pid_t pid, unsigned long *pcs, long *n)
 {
@@ -390,9 +390,11 @@ static int step_to_sigstop(pid_t pid, unsigned long *pcs, long *n)
 		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) ||
 		    waitpid(pid, &status, 0) != pid)
 			return -1;
-		if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP)
+		if (!WIFSTOPPED(status))
+			return status ?: -1;
+		if (WSTOPSIG(status) == SIGSTOP)
 			return 0;
-		if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP || *n == MAX_STEPS ||
+		if (WSTOPSIG(status) != SIGTRAP || *n == MAX_STEPS ||
 		    ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov))
 			return status;
 		pcs[*n] = REGS_PC(&regs);
