@@ -1564,9 +1564,7 @@ static void __noreturn poked_child(const struct target *t, int go, int tell)
 static int poke_access(pid_t pid, bool by_mem, unsigned long at, unsigned long *val, bool store)
 {
 	unsigned char byte = *val;
-	char path[64];
-	ssize_t n;
-	int fd;
+	int err;
 
 	if (!by_mem) {
 		errno = 0;
@@ -1575,14 +1573,9 @@ static int poke_access(pid_t pid, bool by_mem, unsigned long at, unsigned long *
 		*val = ptrace(PTRACE_PEEKDATA, pid, at, NULL);
 		return -errno;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDWR);
-	if (fd < 0)
-		return -errno;
-	n = store ? pwrite(fd, &byte, 1, at) : pread(fd, &byte, 1, at);
-	close(fd);
+	err = store ? mem_write(pid, (void *)at, &byte, 1) : mem_read(pid, (void *)at, &byte, 1);
 	*val = byte;
-	return n == 1 ? 0 : -EIO;
+	return err ? -EIO : 0;
 }
 
 /*
