@@ -2,9 +2,10 @@
 # arm64-root.sh DIR INIT_C
 #
 # Makes DIR/root, the root of the arm64 test guest: Debian 12 for arm64 with
-# what the suites run (perf, bpftrace, stress-ng, strace, python3, bc, nm),
-# made by debootstrap on the host, whose second stage runs the arm64
-# programs through qemu-user (binfmt_misc).  Made once, in a cache outside
+# what the suites run (perf, bpftrace, bcc and the xz of its headers,
+# stress-ng, strace, python3, bc, nm), made by debootstrap on the host,
+# whose second stage runs the arm64 programs through qemu-user
+# (binfmt_misc).  Made once, in a cache outside
 # the checkout (as the BPF selftests), keyed by its packages; DIR/root
 # links to it.  INIT_C, the guest init, is built statically for arm64 into
 # DIR/root/sbin/uprobes-init whenever it changed.
@@ -12,7 +13,7 @@ set -euo pipefail
 
 dir=$(readlink -m "${1:?usage: arm64-root.sh DIR INIT_C}")
 init_c=$(readlink -f "${2:?usage: arm64-root.sh DIR INIT_C}")
-packages=linux-perf,bpftrace,stress-ng,strace,busybox,procps,python3,bc,binutils
+packages=linux-perf,bpftrace,bpfcc-tools,xz-utils,stress-ng,strace,busybox,procps,python3,bc,binutils
 mirror=http://deb.debian.org/debian
 cache=${UPROBES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/uprobes}/arm64-root
 root=$cache/bookworm-$(echo "$packages" | sha256sum | cut -c1-12)

@@ -81,6 +81,8 @@ guest_top=/mnt/project
 guest_args=("${@/#"$top"\//$guest_top/}")
 project=$top
 [ "$arch" = x86_64 ] || project=9p:project
+# The host's clock, for a guest machine without one (guest/init.c).
+cmdline+=" uprobes_clock=$(date +%s)"
 cmdline+=" uprobes_project=$project init=$init -- ${guest_args[*]}"
 
 # shellcheck disable=SC2054 # commas belong to QEMU's option syntax

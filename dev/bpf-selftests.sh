@@ -14,6 +14,10 @@
 # kept in a cache outside the checkout, keyed by the base version, LIST, the
 # configuration fragments, this script and the compiler, and a later run
 # (a new checkout, the other kernel) only copies it.
+#
+# ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- (environment) cross-builds
+# them: clang compiles the BPF programs for arm64's registers, and
+# test_progs links against Debian's arm64 libelf and zlib (multiarch).
 set -euo pipefail
 
 usage='usage: bpf-selftests.sh BASE_SRC KERNEL_BUILD LIST TESTS'
@@ -25,13 +29,16 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 llvm=/usr/lib/llvm-19/bin
 cache_root=${UPROBES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/uprobes}/bpf-selftests
 
-# The test names of LIST: its first column, without comments.
+# The test names of LIST: its first column, without comments, "!" and a
+# machine's name.
 list_tests() {
-	sed -e 's/#.*//' -e 's/^!//' -e 's|/.*||' "$list" | awk 'NF { print $1 }' | sort -u
+	sed -e 's/#.*//' -e 's/^!//' -e 's/^[a-z0-9_]*://' -e 's|/.*||' "$list" |
+		awk 'NF { print $1 }' | sort -u
 }
 
 cache_key() {
 	{
+		echo "${ARCH:-x86_64}"
 		cat "$base/../upstream.version"
 		list_tests
 		cat "$top"/configs/{guest,tracing,bpf}.config "$0" "$top"/dev/test_progs/*.c
@@ -84,9 +91,11 @@ stage_tree() {
 # build_test_progs DIR: test_progs and its files in DIR/out.
 build_test_progs() {
 	local dir=$1 out=$1/out
+	local -a cross=()
+	[ -z "${CROSS_COMPILE:-}" ] || cross=(ARCH="$ARCH" CROSS_COMPILE="$CROSS_COMPILE")
 	mkdir -p "$out"
 	PATH=$llvm:$PATH make -s -j"$(nproc)" -C "$dir/tools/testing/selftests/bpf" \
-		OUTPUT="$out" VMLINUX_BTF="$build/vmlinux" feature-llvm=0 \
+		"${cross[@]}" OUTPUT="$out" VMLINUX_BTF="$build/vmlinux" feature-llvm=0 \
 		LSKELS= LSKELS_EXTRA= LINKED_SKELS=test_usdt.skel.h \
 		TRUNNER_EXTRA_FILES="$out/urandom_read $out/liburandom_read.so $out/uprobe_multi" \
 		test_progs >/dev/null

@@ -63,6 +63,9 @@ group_packages() {
 		# qemu-user (dev/arm64-root.sh)
 		gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 		qemu-system-arm debootstrap qemu-user-static binfmt-support
+		# test_progs, cross-built, links Debian's arm64 libelf and
+		# zlib (multiarch: dpkg's foreign architecture arm64)
+		libelf-dev:arm64 zlib1g-dev:arm64
 	) ;;
 	cross) local arch
 		for arch in "${cross_arches[@]}"; do
@@ -125,6 +128,11 @@ done
 echo "  DEPS    installing ${missing[*]}"
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
+# A package of another architecture (NAME:ARCH) needs dpkg to know it.
+for arch in $(printf '%s\n' "${missing[@]}" | sed -n 's/.*://p' | sort -u); do
+	dpkg --print-foreign-architectures | grep -qx "$arch" ||
+		$sudo dpkg --add-architecture "$arch"
+done
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
 	-o DPkg::Lock::Timeout=600 "${missing[@]}"

@@ -34,8 +34,8 @@ arch=${machine/aarch64/arm64}
 # name, the only machine it runs on (uname -m; "-": every one), and the
 # command (run in $work with the environment below).  Only on x86_64: the
 # suites of what is x86's alone (32-bit programs, x86's jumps to stubs,
-# x86 instructions, the analysis KUnit), and those with no arm64 build yet
-# (bcc, test_progs); only on aarch64, arm64's jumps to stubs.
+# x86 instructions, the analysis KUnit); only on aarch64, arm64's jumps to
+# stubs.
 suites=(
 	"engine             -       $here/engine-tap.sh"
 	"kunit              x86_64  $here/kunit-tap.sh"
@@ -62,8 +62,8 @@ suites=(
 	"ftracetest         -       $here/ftracetest-tap.sh"
 	"perf_probe         -       ./perf_probe.sh"
 	"bpftrace           -       ./bpftrace.sh"
-	"bcc                x86_64  ./bcc.sh"
-	"test_progs         x86_64  $here/test-progs-tap.sh"
+	"bcc                -       ./bcc.sh"
+	"test_progs         -       $here/test-progs-tap.sh"
 	"stress_ng          -       ./stress_ng.sh"
 )
 

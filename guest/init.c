@@ -6,12 +6,15 @@
  * x86-64, an arm64 Debian root on arm64; nothing may be written there.
  * This init first makes the project directory (uprobes_project= on the
  * kernel command line) reachable as /mnt/project, since the tmpfs mounted
- * on /tmp and friends would hide a checkout that lives there; then it mounts the pseudo file systems and
- * scratch tmpfs the tests need, mounts the writable "results" 9p share on
- * /tmp/results, runs the command passed after "--" on the kernel command
- * line with the serial port as its controlling terminal, records its exit
- * status in /tmp/results/status, and reboots.  QEMU runs with -no-reboot, so
- * the reboot ends the run; a tinyconfig kernel has no ACPI power-off.
+ * on /tmp and friends would hide a checkout that lives there; then it
+ * mounts the pseudo file systems and scratch tmpfs the tests need, mounts
+ * the writable "results" 9p share on /tmp/results, sets the clock from
+ * uprobes_clock= when the machine has no clock of its own to read (QEMU's
+ * arm64 virt machine, whose PL031 the guest kernel has no driver for),
+ * runs the command passed after "--" on the kernel command line with the
+ * serial port as its controlling terminal, records its exit status in
+ * /tmp/results/status, and reboots.  QEMU runs with -no-reboot, so the
+ * reboot ends the run; a tinyconfig kernel has no ACPI power-off.
  *
  * It is linked statically so that it does not depend on the dynamic loader
  * being reachable before the mounts are in place.
@@ -27,6 +30,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RESULTS "/tmp/results"
@@ -136,6 +140,23 @@ static void setup_environment(void)
 	setenv("LANG", "C.UTF-8", 1);
 }
 
+/*
+ * The host's time at boot, uprobes_clock=SECONDS, when the kernel found
+ * none: files stamped in the past must not look made in the future (tar,
+ * which bcc runs on the kernel's headers, says so for every file).
+ */
+static void setup_clock(void)
+{
+	const char *host = getenv("uprobes_clock");
+	struct timespec now, then = { 0 };
+
+	if (!host || clock_gettime(CLOCK_REALTIME, &now))
+		return;
+	then.tv_sec = strtoll(host, NULL, 10);
+	if (now.tv_sec < then.tv_sec && clock_settime(CLOCK_REALTIME, &then))
+		say("cannot set the clock: %s", strerror(errno));
+}
+
 /* Give the child the serial port as its controlling terminal. */
 static void attach_console(void)
 {
@@ -202,6 +223,7 @@ int main(int argc, char **argv)
 		stop();
 	}
 	setup_environment();
+	setup_clock();
 	if (chdir("/tmp"))
 		say("chdir /tmp: %s", strerror(errno));
 	record_status(run(command));

@@ -16,17 +16,43 @@ testmod=${UPROBE_BPF_TESTMOD:?}
 work=/tmp/test_progs
 log=/tmp/test_progs.log
 
-# names PATTERN: the entries of LIST that match PATTERN, comma separated.
+# entries: the lines of LIST for this machine, without comments.  A line
+# "MACHINE:NAME ..." is for that machine (uname -m) alone, and there takes
+# the place of the line "NAME ..." (a "!" goes before the machine).  A
+# test left out whole ("!TEST") loses its own line.
+entries() {
+	sed -e 's/#.*//' "$list" | awk -v machine="$(uname -m)" '
+		NF == 0 { next }
+		{
+			deny = sub(/^!/, "", $1)
+			mine = 0
+			if ($1 ~ /^[a-z0-9_]+:/) {
+				if (substr($1, 1, index($1, ":") - 1) != machine) next
+				sub(/^[^:]*:/, "", $1)
+				mine = 1
+			}
+			key = (deny ? "!" : "") $1
+			if (!(key in line)) order[n++] = key
+			else if (own[key] && !mine) next
+			line[key] = (deny ? "!" : "") $0
+			own[key] = own[key] || mine
+		}
+		END {
+			for (i = 0; i < n; i++)
+				if (!(("!" order[i]) in line)) print line[order[i]]
+		}'
+}
+
+# names PATTERN: the entries that match PATTERN, comma separated.
 names() {
-	sed -e 's/#.*//' "$list" | awk -v pattern="$1" 'NF && $1 ~ pattern { print $1 }' |
-		sed 's/^!//' | paste -sd, -
+	entries | awk -v pattern="$1" '$1 ~ pattern { print $1 }' | sed 's/^!//' | paste -sd, -
 }
 
 # planned: the number of results the tests of LIST must report, the sum
 # of their second column.
 planned() {
-	sed -e 's/#.*//' "$list" | awk '
-		NF && $1 !~ /^!/ {
+	entries | awk '
+		$1 !~ /^!/ {
 			if ($2 !~ /^[0-9]+$/) { print "no count for " $1 > "/dev/stderr"; exit 1 }
 			n += $2
 		}
