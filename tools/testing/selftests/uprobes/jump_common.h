@@ -6,13 +6,18 @@
  * does unprobed, alone, under a signal storm (no handler sees an address
  * in [uprobes]), while threads hit the probe as it comes and goes, while
  * they run the place a process's first probe comes to, and in forked and
- * vforked children, and under a debugger that steps through a call.  The
- * including program defines, before it includes this file, jump_target()
- * (where the jump at an address leads, 0 where there is none),
+ * vforked children, and under a debugger that steps through a call.  On
+ * one plain function: a fork that cannot copy the stubs fails cleanly,
+ * /proc/PID/uprobes read while the thread group leader exits, and a jump
+ * whose removal failed half way.  The including program defines, before
+ * it includes this file, jump_target() (where the jump at an address
+ * leads, 0 where there is none), JUMP_LEN (the bytes a jump takes),
+ * code_at() (the JUMP_LEN bytes at an address, read afresh), PLAIN_FN
+ * (a function whose first instruction takes a jump, returning x + 1),
  * UCONTEXT_PC() (the pc a signal handler's context holds) and REGS_PC()
- * (the pc in a struct user_regs_struct), includes <elf.h>,
- * <sys/ptrace.h> and <sys/uio.h>, and adds the fixture's variants after
- * it.
+ * (the pc in a struct user_regs_struct), includes <elf.h>, <fcntl.h>,
+ * <pthread.h>, <sys/mman.h>, <sys/prctl.h>, <sys/ptrace.h> and
+ * <sys/uio.h>, and adds the fixture's variants after it.
  */
 #ifndef UPROBE_JUMP_COMMON_H
 #define UPROBE_JUMP_COMMON_H
@@ -62,6 +67,15 @@ static bool probe_target(struct __test_metadata *_metadata, const struct target 
 	return true;
 }
 
+/* A counting probe on @addr of this program, for this process. */
+static int probe(struct __test_metadata *_metadata, const void *addr)
+{
+	int fd = self_probe(addr);
+
+	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %d", fd);
+	return fd;
+}
+
 FIXTURE_VARIANT(jump) {
 	struct target t;
 };
@@ -80,6 +94,14 @@ static long run(const struct target *t, long n)
 	}
 	return n;
 }
+
+static long plain_expected(long x)
+{
+	return x + 1;
+}
+
+/* The plain probed function, for the tests that need one. */
+static const struct target plain_target = { PLAIN_FN, PLAIN_FN, plain_expected };
 
 /* Each call is one hit, and computes what it does unprobed. */
 TEST_F(jump, exact_results_and_counts)
@@ -458,6 +480,252 @@ TEST_F(jump, debugger_steps_through)
 	EXPECT_EQ(n_before, i)
 		TH_LOG("step %ld: %#lx, %#lx before the probe", i, after[i], before[i]);
 	EXPECT_EQ(3, perf_count(self->fd));
+}
+
+/*
+ * A fork that cannot have its own copies of the stub pages its jumps lead
+ * to fails with ENOMEM, rather than give the child jumps into nothing; the
+ * next fork works, and the child's calls through the jump are right.
+ */
+TEST(fork_without_memory_for_stubs_fails)
+{
+	int fd, err, status;
+	pid_t pid;
+
+	if (!fail_fn_allowed("alloc_stub_page"))
+		SKIP(return, "fail_function cannot make a stub page's allocation fail here");
+	fd = probe(_metadata, plain_target.probe_at);
+	ASSERT_EQ(1, run(&plain_target, 1));
+	ASSERT_NE(0, jump_target(plain_target.probe_at)) TH_LOG("no jump for the child to copy");
+	ASSERT_EQ(0, fail_fn_inject("alloc_stub_page", 0, 0, 1));
+	pid = fork();
+	if (!pid)
+		_exit(run(&plain_target, CALLS) == CALLS ? 0 : 1);
+	err = errno;
+	EXPECT_EQ(0, fail_fn_clear());
+	EXPECT_EQ(0, fail_fn_times_left()) TH_LOG("the fork allocated no stub page");
+	EXPECT_EQ(-1, pid);
+	EXPECT_EQ(ENOMEM, err);
+	if (pid > 0) {
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		TH_LOG("the child forked without its stub page: status %#x", status);
+	}
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(run(&plain_target, CALLS) == CALLS ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) TH_LOG("status %#x", status);
+	EXPECT_EQ(1, perf_count(fd));
+	close(fd);
+}
+
+#define LEADERLESS_ROUNDS	40
+
+/* The thread of leaderless_child that probes PLAIN_FN and hits it. */
+static void *leaderless_worker(void *arg)
+{
+	int tell = *(int *)arg;
+	long i;
+
+	if (self_probe(PLAIN_FN) < 0 || PLAIN_FN(0) != 1 || write(tell, "r", 1) != 1)
+		_exit(2);
+	for (i = 0; ; i++)
+		if (PLAIN_FN(i) != i + 1)
+			_exit(3);
+	return NULL;
+}
+
+/* Whether the first thread of @pid is a zombie, waiting up to 10 s. */
+static bool leader_is_zombie(pid_t pid)
+{
+	char path[64], state = 0;
+	int tries;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (tries = 0; tries < 1000 && state != 'Z'; tries++) {
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+			state = 0;
+		if (f)
+			fclose(f);
+		if (state != 'Z')
+			usleep(10000);
+	}
+	return state == 'Z';
+}
+
+/*
+ * A process whose first thread ends as soon as @go says so, while a
+ * thread of its own, which @tell says is ready, has a probe and hits it.
+ */
+static void __noreturn leaderless_child(int go, int tell)
+{
+	pthread_t worker;
+	char c;
+
+	/* Gone with the test, should it stop half way. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) ||
+	    pthread_create(&worker, NULL, leaderless_worker, &tell) || read(go, &c, 1) != 1)
+		_exit(4);
+	pthread_exit(NULL);
+}
+
+/*
+ * /proc/PID/uprobes read while the thread group leader exits, which
+ * frees its stack while the process and its directory stay: the file
+ * tells of the probe (a jump, the other thread's state) until the leader
+ * has gone with the mm it reached it by, then of none; the probed
+ * thread computes right all along.  Under KASAN this checks that no read
+ * touches the leader's stack once freed.
+ */
+TEST(proc_uprobes_while_the_leader_exits)
+{
+	int go[2], tell[2], round, reads, status;
+	bool gone;
+	char line[512];
+	pid_t pid;
+
+	if (access("/proc/self/uprobes", R_OK))
+		SKIP(return, "no /proc/PID/uprobes");
+	for (round = 0; round < LEADERLESS_ROUNDS; round++) {
+		ASSERT_EQ(0, pipe(go));
+		ASSERT_EQ(0, pipe(tell));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid)
+			leaderless_child(go[0], tell[1]);
+		ASSERT_EQ(1, read(tell[0], line, 1));
+		ASSERT_EQ(0, proc_uprobes_line(pid, PLAIN_FN, line, sizeof(line)));
+		EXPECT_NE(NULL, strstr(line, " jump")) TH_LOG("before: %s", line);
+		ASSERT_EQ(1, write(go[1], "g", 1));
+		gone = false;
+		for (reads = 0; reads < 50; reads++) {
+			if (proc_uprobes_line(pid, PLAIN_FN, line, sizeof(line))) {
+				gone = true;
+				continue;
+			}
+			EXPECT_FALSE(gone) TH_LOG("round %d: the probe shown again", round);
+			EXPECT_NE(NULL, strstr(line, " jump")) TH_LOG("round %d: %s", round, line);
+		}
+		ASSERT_TRUE(leader_is_zombie(pid)) TH_LOG("round %d: the leader lives on", round);
+		EXPECT_NE(0, proc_uprobes_line(pid, PLAIN_FN, line, sizeof(line)))
+			TH_LOG("round %d: the leader gone, still %s", round, line);
+		ASSERT_EQ(0, waitpid(pid, &status, WNOHANG))
+			TH_LOG("round %d: the child ended", round);
+		kill(pid, SIGKILL);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+			TH_LOG("round %d: status %#x", round, status);
+		close(go[0]);
+		close(go[1]);
+		close(tell[0]);
+		close(tell[1]);
+	}
+}
+
+/* Tests that may take longer than the harness's default 30 s (KASAN). */
+FIXTURE(slow) {
+	int unused;
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
+/* What jump_taken_out_half_way's child and the test share. */
+struct half_shared {
+	long calls;
+	int stop;
+};
+
+/*
+ * The child of jump_taken_out_half_way: calls PLAIN_FN until told to
+ * stop, then exits 0 if every result was right and its text at the probe
+ * is the file's again, 1 on a wrong result, 2 if the text differs.
+ */
+static void __noreturn half_child(struct half_shared *sh)
+{
+	unsigned char orig[JUMP_LEN], now[JUMP_LEN];
+	int file = open(self_path(), O_RDONLY);
+	long i;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || file < 0 ||
+	    pread(file, orig, JUMP_LEN, self_offset(PLAIN_FN)) != JUMP_LEN)
+		_exit(3);
+	for (i = 0; !READ_FRESH(sh->stop); i++) {
+		if (PLAIN_FN(i) != i + 1)
+			_exit(1);
+		__atomic_store_n(&sh->calls, i + 1, __ATOMIC_RELAXED);
+		usleep(200);
+	}
+	code_at(PLAIN_FN, now);
+	_exit(memcmp(orig, now, JUMP_LEN) ? 2 : 0);
+}
+
+/* Waits up to @secs seconds for @sh->calls to reach @calls; whether it did. */
+static bool half_wait_calls(struct half_shared *sh, long calls, int secs)
+{
+	int ms;
+
+	for (ms = 0; ms < secs * 1000 && READ_FRESH(sh->calls) < calls; ms += 10)
+		usleep(10000);
+	return READ_FRESH(sh->calls) >= calls;
+}
+
+/*
+ * The write that takes a jump out fails after its first byte, made the
+ * breakpoint again, as get_user_pages_remote() fails for a task with a
+ * fatal signal pending: the jump's other bytes are still there.  The
+ * removal is finished later, the instruction whole again, and the
+ * process, calling all along, gets every result right.
+ */
+TEST_F_TIMEOUT(slow, jump_taken_out_half_way, 180)
+{
+	struct perf_event_attr attr;
+	struct half_shared *sh;
+	char line[512];
+	int fd, i, status;
+	long calls;
+	pid_t pid;
+
+	if (!fail_fn_allowed("write_mm_text"))
+		SKIP(return, "fail_function cannot make a write of text fail here");
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		half_child(sh);
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(PLAIN_FN), 0, 0));
+	fd = perf_open(&attr, pid, -1);
+	ASSERT_LE(0, fd);
+	calls = READ_FRESH(sh->calls);
+	ASSERT_TRUE(half_wait_calls(sh, calls + 10, 60));
+	ASSERT_EQ(0, proc_uprobes_line(pid, PLAIN_FN, line, sizeof(line)));
+	ASSERT_NE(NULL, strstr(line, " jump")) TH_LOG("the child has no jump: %s", line);
+
+	/* The first write (the breakpoint) lands, the second fails. */
+	ASSERT_EQ(0, fail_fn_inject("write_mm_text", -EINTR, 2, 1));
+	close(fd);
+	EXPECT_EQ(0, fail_fn_times_left()) TH_LOG("no write of the jump's bytes failed");
+	EXPECT_EQ(0, fail_fn_clear());
+	calls = READ_FRESH(sh->calls);
+	EXPECT_TRUE(half_wait_calls(sh, calls + 100, 60)) TH_LOG("the child stopped calling");
+	for (i = 0; i < 300 && !proc_uprobes_line(pid, PLAIN_FN, line, sizeof(line)); i++)
+		usleep(100000);
+	EXPECT_NE(0, proc_uprobes_line(pid, PLAIN_FN, line, sizeof(line)))
+		TH_LOG("the probe is still there: %s", line);
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the child: status %#x", status);
+	munmap(sh, sizeof(*sh));
 }
 
 #endif /* UPROBE_JUMP_COMMON_H */

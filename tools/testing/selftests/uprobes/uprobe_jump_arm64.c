@@ -11,20 +11,23 @@
  * each call is one hit, under a signal storm too, in forked and vforked
  * children, while the probe comes and goes under threads that hit it, and
  * while they run the place a process's first probe comes to, and under a
- * debugger that single-steps through a call (those tests are
- * uprobe_jump's too: jump_common.h); what a debugger reads of the
- * probed instruction from outside is the brk; the task's SVE registers
- * keep their whole length over a hit; a process confined by a seccomp
- * filter that allows no other syscall than write and exit, and a tracer
- * that stops at every syscall, see nothing of a hit.  What only a kernel
- * with jumps does: the b is there after the first hit, it leads into a
- * [uprobes] mapping, /proc/PID/uprobes says "jump", and the word is the
- * file's again when the probe goes or when the sysctl debug.uprobes-jumps
- * is set to 0.
+ * debugger that single-steps through a call; a fork that cannot copy the
+ * stubs fails with ENOMEM, /proc/PID/uprobes is read right while the
+ * thread group leader exits, and a removal that failed half way is
+ * finished later (those tests are uprobe_jump's too: jump_common.h); what
+ * a debugger reads of the probed instruction from outside is the brk; the
+ * task's SVE registers keep their whole length over a hit; a process
+ * confined by a seccomp filter that allows no other syscall than write and
+ * exit, and a tracer that stops at every syscall, see nothing of a hit.
+ * What only a kernel with jumps does: the b is there after the first hit,
+ * it leads into a [uprobes] mapping, /proc/PID/uprobes says "jump", and
+ * the word is the file's again when the probe goes or when the sysctl
+ * debug.uprobes-jumps is set to 0.
  */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -32,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -156,6 +160,16 @@ static unsigned int word_at(const void *addr)
 	return READ_FRESH(*(const unsigned int *)addr);
 }
 
+#define JUMP_LEN	4	/* a b */
+
+/* The JUMP_LEN code bytes at @addr, read afresh. */
+static void code_at(const void *addr, unsigned char *code)
+{
+	unsigned int insn = word_at(addr);
+
+	memcpy(code, &insn, JUMP_LEN);
+}
+
 /* Where a b at @addr goes, or 0 if @addr holds none. */
 static unsigned long jump_target(const void *addr)
 {
@@ -168,6 +182,7 @@ static unsigned long jump_target(const void *addr)
 	return (unsigned long)addr + imm26 * 4;
 }
 
+#define PLAIN_FN	a64_add
 #define UCONTEXT_PC(uc)	((uc)->uc_mcontext.pc)
 #define REGS_PC(regs)	((regs)->pc)
 #include "jump_common.h"

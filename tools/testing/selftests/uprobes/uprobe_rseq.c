@@ -40,18 +40,22 @@
  *   mov_rip  4c 8b 05 disp32 mov rseq_datum(%rip),%r8: the stub's copy,
  *                            its displacement moved
  *
- * On arm64, where x8 stands for r8, the kernel steps every instruction it
- * does not simulate:
+ * On arm64, where x8 stands for r8, a kernel with jumps enters each of
+ * them by a jump to a stub once it was hit, and the stub runs a copy of
+ * what is not simulated (without jumps, the copy is stepped from an XOL
+ * slot):
  *
- *   nop      nop             stepped from the XOL slot
- *   mov_reg  mov x8, x3      the CPU number: stepped
- *   load     ldr x8, [x9]    of rseq_datum: stepped
+ *   nop      nop             the copy
+ *   mov_reg  mov x8, x3      the CPU number: the copy
+ *   load     ldr x8, [x9]    of rseq_datum: the copy
  *   branch   b.eq            taken, over a mov to x8: simulated
  *   adr      adr x9, DATUM   simulated; the ldr after it is not probed
  *
  * and an unprobed control.  The probe counts its hits through
- * uprobe_events and is hit once before the threads start, which also gives
- * the kernel the time to put in a jump.  Each case expects every thread to
+ * uprobe_events and is hit once before the threads start, which also puts
+ * in the jump, if any: where the kernel has jumps, /proc/PID/uprobes must
+ * then say the probe is entered by one (nop5, lea and mov_rip on x86-64,
+ * every case on arm64).  Each case expects every thread to
  * make all its commits and take all its signals (the threads stop early
  * only if RUN_SECONDS pass, which counts as a failure, not a pass), the
  * probed instruction to leave in r8 what it leaves unprobed, some aborts
@@ -271,6 +275,7 @@ struct section {
 	rseq_inc_fn inc;
 	const unsigned char *insn;	/* NULL: no probe */
 	long r8, r8_cpu;		/* it leaves r8 + r8_cpu * cpu in r8 (x8) */
+	bool jump;			/* a kernel with jumps enters it by one */
 };
 
 struct worker {
@@ -421,15 +426,18 @@ FIXTURE_VARIANT_ADD(rseq, popfq) {
 };
 
 FIXTURE_VARIANT_ADD(rseq, nop5) {
-	.s = { .inc = rseq_nop5, .insn = rseq_nop5_insn },
+	.s = { .inc = rseq_nop5, .insn = rseq_nop5_insn,
+		.jump = true },
 };
 
 FIXTURE_VARIANT_ADD(rseq, lea) {
-	.s = { .inc = rseq_lea, .insn = rseq_lea_insn, .r8 = LEA_DISP, .r8_cpu = 1 },
+	.s = { .inc = rseq_lea, .insn = rseq_lea_insn, .r8 = LEA_DISP, .r8_cpu = 1,
+		.jump = true },
 };
 
 FIXTURE_VARIANT_ADD(rseq, mov_rip) {
-	.s = { .inc = rseq_mov_rip, .insn = rseq_mov_rip_insn, .r8 = RSEQ_DATUM },
+	.s = { .inc = rseq_mov_rip, .insn = rseq_mov_rip_insn, .r8 = RSEQ_DATUM,
+		.jump = true },
 };
 #else
 FIXTURE_VARIANT_ADD(rseq, unprobed) {
@@ -437,23 +445,28 @@ FIXTURE_VARIANT_ADD(rseq, unprobed) {
 };
 
 FIXTURE_VARIANT_ADD(rseq, nop) {
-	.s = { .inc = rseq_nop, .insn = rseq_nop_insn },
+	.s = { .inc = rseq_nop, .insn = rseq_nop_insn,
+		.jump = true },
 };
 
 FIXTURE_VARIANT_ADD(rseq, mov_reg) {
-	.s = { .inc = rseq_mov_reg, .insn = rseq_mov_reg_insn, .r8_cpu = 1 },
+	.s = { .inc = rseq_mov_reg, .insn = rseq_mov_reg_insn, .r8_cpu = 1,
+		.jump = true },
 };
 
 FIXTURE_VARIANT_ADD(rseq, load) {
-	.s = { .inc = rseq_load, .insn = rseq_load_insn, .r8 = RSEQ_DATUM },
+	.s = { .inc = rseq_load, .insn = rseq_load_insn, .r8 = RSEQ_DATUM,
+		.jump = true },
 };
 
 FIXTURE_VARIANT_ADD(rseq, branch) {
-	.s = { .inc = rseq_branch, .insn = rseq_branch_insn },
+	.s = { .inc = rseq_branch, .insn = rseq_branch_insn,
+		.jump = true },
 };
 
 FIXTURE_VARIANT_ADD(rseq, adr) {
-	.s = { .inc = rseq_adr, .insn = rseq_adr_insn, .r8 = RSEQ_DATUM },
+	.s = { .inc = rseq_adr, .insn = rseq_adr_insn, .r8 = RSEQ_DATUM,
+		.jump = true },
 };
 #endif
 
@@ -506,6 +519,17 @@ static int crew_run(const struct section *sec, int cpu)
 	return 0;
 }
 
+/* Where the kernel has jumps, the probe of @sec, hit once, is entered by one. */
+static void expect_jump(struct __test_metadata *_metadata, const struct section *sec)
+{
+	char line[512];
+
+	if (!sec->jump || !have_uprobe_jumps())
+		return;
+	ASSERT_EQ(0, proc_uprobes_line(0, sec->insn, line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, " jump")) TH_LOG("entered otherwise: %s", line);
+}
+
 /*
  * One case: the probe put on and hit once by this thread, the workers
  * run with all of them on CPU @cpu (-1: anywhere), and the counts checked.
@@ -542,6 +566,7 @@ static void rseq_case(struct __test_metadata *_metadata, const struct section *s
 	ASSERT_EQ(sec->r8 + sec->r8_cpu * out[1], out[0]);
 	if (sec->insn)
 		ASSERT_LT(0, profile_hits(EVENT)) TH_LOG("the probe is not armed");
+	expect_jump(_metadata, sec);
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
