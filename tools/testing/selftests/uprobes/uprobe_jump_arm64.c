@@ -22,7 +22,7 @@
  * What only a kernel with jumps does: the b is there after the first hit,
  * it leads into a [uprobes] mapping, /proc/PID/uprobes says "jump", and
  * the word is the file's again when the probe goes or when the sysctl
- * debug.uprobes-jumps is set to 0.
+ * debug.uprobes-jumps is set to 0; an event with %nojump keeps the brk.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -543,7 +543,7 @@ TEST(sve_registers_kept_whole)
  */
 TEST(sysctl_takes_jumps_out)
 {
-	const struct target t = { a64_add, a64_add, plus1 };
+	const struct target t = plain_target;
 	char line[256];
 	int fd;
 
@@ -564,6 +564,45 @@ TEST(sysctl_takes_jumps_out)
 	EXPECT_NE(0, jump_target(t.probe_at));
 	EXPECT_EQ(2 * CALLS + 1, perf_count(fd));
 	close(fd);
+}
+
+#define NOJUMP_GROUP	"ujarm64"
+
+/*
+ * An event with %nojump keeps its probe on the brk over many hits; a
+ * second event without it on the same word gets its b once the first is
+ * disabled, and the first enabled again takes the b out at once.  Each
+ * call is one hit of each enabled event.
+ */
+TEST(nojump_keeps_the_brk)
+{
+	unsigned long off = self_offset(PLAIN_FN);
+	bool jumps = have_uprobe_jumps();
+	int err;
+
+	tracing_reset();
+	err = uprobe_event_add("p:" NOJUMP_GROUP "/nj %s:0x%lx%%nojump", self_path(), off);
+	if (kernel_lacks(_metadata, err != -EINVAL, "%nojump"))
+		return;
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, event_enable(NOJUMP_GROUP, "nj", 1));
+	ASSERT_EQ(CALLS, run(&plain_target, CALLS));
+	EXPECT_EQ(BKPT_INSN, word_at(PLAIN_FN));
+	EXPECT_EQ(CALLS, profile_hits("nj"));
+
+	ASSERT_EQ(0, uprobe_event_add("p:" NOJUMP_GROUP "/plain %s:0x%lx", self_path(), off));
+	ASSERT_EQ(0, event_enable(NOJUMP_GROUP, "plain", 1));
+	ASSERT_EQ(0, event_enable(NOJUMP_GROUP, "nj", 0));
+	ASSERT_EQ(1, run(&plain_target, 1));
+	if (jumps)
+		EXPECT_NE(0, jump_target(PLAIN_FN)) TH_LOG("no b without %%nojump");
+	ASSERT_EQ(0, event_enable(NOJUMP_GROUP, "nj", 1));
+	EXPECT_EQ(BKPT_INSN, word_at(PLAIN_FN)) TH_LOG("the b stayed");
+	ASSERT_EQ(CALLS, run(&plain_target, CALLS));
+	EXPECT_EQ(BKPT_INSN, word_at(PLAIN_FN));
+	EXPECT_EQ(2 * CALLS, profile_hits("nj"));
+	EXPECT_EQ(CALLS + 1, profile_hits("plain"));
+	tracing_reset();
 }
 
 TEST_HARNESS_MAIN
