@@ -5,9 +5,9 @@
 # what the suites run (perf, bpftrace, bcc and the xz of its headers,
 # stress-ng, strace, python3, bc, nm), made by debootstrap on the host,
 # whose second stage runs the arm64 programs through qemu-user
-# (binfmt_misc).  Made once, in a cache outside
-# the checkout (as the BPF selftests), keyed by its packages; DIR/root
-# links to it.  INIT_C, the guest init, is built statically for arm64 into
+# (binfmt_misc).  Made once, in a cache outside the checkout (as the BPF
+# selftests), keyed by its packages; DIR/root links to it.  INIT_C, the
+# guest init, is built statically for arm64 into
 # DIR/root/sbin/uprobes-init whenever it changed.
 set -euo pipefail
 
