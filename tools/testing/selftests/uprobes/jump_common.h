@@ -587,7 +587,7 @@ TEST(proc_uprobes_while_the_leader_exits)
 	char line[512];
 	pid_t pid;
 
-	if (access("/proc/self/uprobes", R_OK))
+	if (!have_proc_uprobes())
 		SKIP(return, "no /proc/PID/uprobes");
 	for (round = 0; round < LEADERLESS_ROUNDS; round++) {
 		ASSERT_EQ(0, pipe(go));
