@@ -61,6 +61,64 @@ bench_cbz:
 1:	ret
 	.size	bench_cbz, .-bench_cbz
 
+	/* Function entries of branch-protected code: hints, stepped by the base. */
+	.globl	bench_paciasp
+	.type	bench_paciasp, %function
+bench_paciasp:
+	paciasp
+	autiasp
+	ret
+	.size	bench_paciasp, .-bench_paciasp
+
+	.globl	bench_bti
+	.type	bench_bti, %function
+bench_bti:
+	bti	c
+	ret
+	.size	bench_bti, .-bench_bti
+
+	.globl	bench_add
+	.type	bench_add, %function
+bench_add:
+	add	x0, x0, #1
+	ret
+	.size	bench_add, .-bench_add
+
+	/* Reads the pc: simulated (adrp by both, ldr literal by ours alone). */
+	.globl	bench_ldr_lit
+	.type	bench_ldr_lit, %function
+bench_ldr_lit:
+	ldr	x0, 1f
+	ret
+	.balign	8
+1:	.quad	42
+	.size	bench_ldr_lit, .-bench_ldr_lit
+
+	.globl	bench_adrp
+	.type	bench_adrp, %function
+bench_adrp:
+	adrp	x0, bench_datum
+	ret
+	.size	bench_adrp, .-bench_adrp
+
+	/*
+	 * The frame record, then a loop whose branch goes back to the
+	 * instruction after it: the probe's b replaces one instruction and
+	 * no neighbour, so the loop changes nothing on arm64.
+	 */
+	.globl	bench_loop_stp
+	.type	bench_loop_stp, %function
+bench_loop_stp:
+	mov	x2, #3
+	.globl	bench_loop_stp_insn
+bench_loop_stp_insn:
+	stp	x29, x30, [sp, #-16]!
+1:	subs	x2, x2, #1
+	b.ne	1b
+	ldp	x29, x30, [sp], #16
+	ret
+	.size	bench_loop_stp, .-bench_loop_stp
+
 	/* Never executed: only probed. 10 000 probes, 64 pages. */
 	.balign	4096
 	.globl	bench_sled

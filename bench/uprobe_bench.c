@@ -16,9 +16,11 @@
  *   base.call, base.getppid   an unprobed call; a getppid() round trip
  *   hit.INSN                  an entry probe on a function whose first
  *                             instruction is INSN (bench_targets.S)
- *   hit.loop.INSN             x86-64: a probe on INSN, run once a call,
- *                             right before a loop whose branch goes back
- *                             to the instruction after it
+ *   hit.loop.INSN             a probe on INSN, run once a call, right
+ *                             before a loop whose branch goes back to the
+ *                             instruction after it
+ *   hit.ldr_literal           arm64: a kernel may refuse it; the case is
+ *                             then the line "NAME<TAB>refused ERRNO"
  *   uretprobe, uretprobe.nop5 entry and return probes on one function
  *                             (first instruction push, or a 5-byte nop;
  *                             arm64: stp of the frame record, no nop5)
@@ -70,7 +72,13 @@ long bench_mov(long x);
 long bench_ldr(long x);
 long bench_b(long x);
 long bench_cbz(long x);
-extern const unsigned int bench_ldr_insn[];
+long bench_paciasp(long x);
+long bench_bti(long x);
+long bench_add(long x);
+long bench_ldr_lit(long x);
+long bench_adrp(long x);
+long bench_loop_stp(long x);
+extern const unsigned int bench_ldr_insn[], bench_loop_stp_insn[];
 #define CALIBRATION_ADD	"add %0, %0, %1"
 #define NOP_INSN	0xd503201f
 #else	/* x86-64 */
@@ -100,11 +108,16 @@ BENCH_LOOP(endbr64);
 #endif
 extern const unsigned char bench_sled[];
 
-/* A case of bench_hits(): @fn is called, the probe is on @at (NULL: @fn). */
+/*
+ * A case of bench_hits(): @fn is called, the probe is on @at (NULL: @fn).
+ * A kernel may refuse the probe of a case marked @may_refuse: the case is
+ * then reported as refused, with the errno, instead of measured.
+ */
 struct hit_case {
 	const char *name;
 	long (*fn)(long x);
 	const void *at;
+	int may_refuse;
 };
 
 static const struct hit_case hit_cases[] = {
@@ -115,6 +128,12 @@ static const struct hit_case hit_cases[] = {
 	{ "hit.ldr_x0_x1", bench_ldr, bench_ldr_insn },
 	{ "hit.b", bench_b },
 	{ "hit.cbz", bench_cbz },
+	{ "hit.paciasp", bench_paciasp },
+	{ "hit.bti_c", bench_bti },
+	{ "hit.add", bench_add },
+	{ "hit.ldr_literal", bench_ldr_lit, NULL, 1 },
+	{ "hit.adrp", bench_adrp },
+	{ "hit.loop.stp_fp_lr", bench_loop_stp, bench_loop_stp_insn },
 #else
 	{ "hit.nop", bench_nop },
 	{ "hit.push_rbp", bench_push },
@@ -197,15 +216,21 @@ static void report_calibrated(const char *name, const char *unit, double value,
  * Opens a counting uprobe PMU event on @addr of this program, for this
  * thread (@cpu -1) or for every task on CPU @cpu; the fd.
  */
-static int probe_open_on(const void *addr, int retprobe, int cpu)
+static int probe_try_open_on(const void *addr, int retprobe, int cpu)
 {
 	struct perf_event_attr attr;
-	int fd, err;
+	int err;
 
 	err = uprobe_perf_attr(&attr, self_path(), self_offset(addr), retprobe, 0);
 	if (err)
 		die("uprobe PMU: %s", strerror(-err));
-	fd = perf_open(&attr, cpu < 0 ? 0 : -1, cpu);
+	return perf_open(&attr, cpu < 0 ? 0 : -1, cpu);
+}
+
+static int probe_open_on(const void *addr, int retprobe, int cpu)
+{
+	int fd = probe_try_open_on(addr, retprobe, cpu);
+
 	if (fd < 0)
 		die("perf_event_open at %p: %s", addr, strerror(-fd));
 	return fd;
@@ -273,7 +298,14 @@ static void bench_hits(void)
 	int fd;
 
 	for (i = 0; i < sizeof(hit_cases) / sizeof(hit_cases[0]); i++) {
-		fd = probe_open(hit_cases[i].at ?: hit_cases[i].fn, 0);
+		fd = probe_try_open_on(hit_cases[i].at ?: hit_cases[i].fn, 0, -1);
+		if (fd < 0 && hit_cases[i].may_refuse) {
+			/* Two fields: the table shows the case as refused. */
+			printf("%s\trefused %s\n", hit_cases[i].name, strerrorname_np(-fd));
+			continue;
+		}
+		if (fd < 0)
+			die("perf_event_open for %s: %s", hit_cases[i].name, strerror(-fd));
 		measure_calls(hit_cases[i].name, hit_cases[i].fn, &fd, 1);
 		close(fd);
 	}

@@ -14,7 +14,9 @@ and change every few seconds, so such a value is scaled by REF / NS, REF
 being the fastest calibration of the whole run (all columns): every time
 is then one at the fastest speed.  A note "projected" marks a total
 extrapolated from part of the work; its cell says so with a leading ~, and
-so does a ratio computed from it.
+so does a ratio computed from it.  A line of two fields, CASE and
+"refused ERRNO", says the kernel refused the case's probe: its cell says
+so, and its ratios are "-".
 
 After the table, for each pair of cases NAME.1 and NAME.2 (one thread, two
 threads), the scaling: the hits per second of two threads over one's.
@@ -30,6 +32,8 @@ def load(path):
             fields = line.rstrip("\n").split("\t")
             if len(fields) in (3, 4):
                 rows.append(fields + [""] * (4 - len(fields)))
+            elif len(fields) == 2 and fields[1].startswith("refused"):
+                rows.append([fields[0], "", "", fields[1]])
     return rows
 
 
@@ -41,21 +45,26 @@ class Case:
     """The rounds of one case on one column, calibrated values scaled to ref."""
 
     def __init__(self, unit):
-        self.unit, self.values, self.projected = unit, [], False
+        self.unit, self.values, self.projected, self.refused = unit, [], False, ""
 
     def add(self, value, note, ref):
+        if note.startswith("refused"):
+            self.refused = note
+            return
         if note.startswith("calibration="):
             value *= ref / int(note.split("=")[1])
         self.values.append(value)
         self.projected |= note == "projected"
 
     def median(self):
-        return statistics.median(self.values)
+        return statistics.median(self.values) if self.values else 0.0
 
     def mark(self):
         return "~" if self.projected else ""
 
     def cell(self):
+        if not self.values:
+            return self.refused
         median = self.median()
         spread = (max(self.values) - min(self.values)) / median * 100 if median else 0.0
         return f"{self.mark()}{median:.1f} ±{spread:.0f}%"
@@ -64,12 +73,12 @@ class Case:
 def cases(rows, ref):
     out = {}
     for name, unit, value, note in rows:
-        out.setdefault(name, Case(unit)).add(float(value), note, ref)
+        out.setdefault(name, Case(unit)).add(float(value or 0), note, ref)
     return out
 
 
 def ratio(a, b):
-    if not a or not b or not b.median():
+    if not a or not b or not a.values or not b.median():
         return "-"
     mark = "~" if a.projected or b.projected else ""
     return f"{mark}{a.median() / b.median():.2f}"
@@ -103,7 +112,7 @@ def main():
     print(fmt.format("case", "unit", "n", *columns, *(f"{a}/{b}" for a, b in ratios)))
     for name in names:
         here = [column.get(name) for column in columns.values()]
-        unit = next(case.unit for case in here if case)
+        unit = next((case.unit for case in here if case and case.unit), "")
         rounds = "/".join(str(len(case.values)) if case else "0" for case in here)
         cells = [case.cell() if case else "-" for case in here]
         quotients = [ratio(columns[a].get(name), columns[b].get(name)) for a, b in ratios]
