@@ -168,6 +168,8 @@ help:
 	@echo '  ICOUNT=1              bench counts instructions per call instead of time (QEMU'
 	@echo '                        -icount), single-thread cases; table in out/bench-icount/'
 	@echo '  NO_PERFCORE=1         bench leaves perfcore out: upstream and ours only'
+	@echo '  CASES=GROUP,...       the case groups of bench'"'"'s side-by-side boots (default'
+	@echo '                        base,hit,uret,rss,register)'
 	@echo '  TCG=multi|single      test boots run a host thread per vCPU (default), or both'
 	@echo '                        vCPUs on one thread, taking turns (reproducible)'
 	@echo '  TORTURE_SECONDS=N     how long check runs uprobe_torture (default $(TORTURE_SECONDS))'
@@ -252,7 +254,7 @@ bench: deps-bench init
 	$(if $(AA)$(NO_PERFCORE),,@+$(MAKE) --no-print-directory kernel KERNEL=perfcore DEBUG= MUTANT=)
 	@+$(MAKE) --no-print-directory kernel KERNEL=ours DEBUG= MUTANT=
 	@+$(MAKE) --no-print-directory bench-program
-	@ARCH=$(ARCH) NO_PERFCORE=$(NO_PERFCORE) $(TOP)/dev/bench.sh $(BENCH_BIN) $(BENCH)$(if $(AA),-aa)$(if $(ICOUNT),-icount) \
+	@ARCH=$(ARCH) NO_PERFCORE=$(NO_PERFCORE) CASES=$(CASES) $(TOP)/dev/bench.sh $(BENCH_BIN) $(BENCH)$(if $(AA),-aa)$(if $(ICOUNT),-icount) \
 		$(TIMEOUT) $(if $(AA),aa)$(if $(ICOUNT),icount)
 
 # The guest program of bench and pathlen.
