@@ -48,9 +48,6 @@ class Case:
         self.unit, self.values, self.projected, self.refused = unit, [], False, ""
 
     def add(self, value, note, ref):
-        if note.startswith("refused"):
-            self.refused = note
-            return
         if note.startswith("calibration="):
             value *= ref / int(note.split("=")[1])
         self.values.append(value)
@@ -73,7 +70,11 @@ class Case:
 def cases(rows, ref):
     out = {}
     for name, unit, value, note in rows:
-        out.setdefault(name, Case(unit)).add(float(value or 0), note, ref)
+        case = out.setdefault(name, Case(unit))
+        if note.startswith("refused"):
+            case.refused = note
+        else:
+            case.add(float(value), note, ref)
     return out
 
 
