@@ -138,9 +138,11 @@ own_select_glue() {
 	while read -r line; do
 		[[ $line =~ ^select[[:space:]]+([A-Z0-9_]+)([[:space:]]+if[[:space:]].*)?$ ]] || return 1
 		symbol=${BASH_REMATCH[1]}
+		# grep reads it all: -q stops at the first match, and awk's
+		# SIGPIPE then fails the pipeline (pipefail) now and then.
 		awk -v file="$2" '
 			/^diff --git / { on = ($3 != "a/" file) }
-			on && /^[-+ ]/ { print }' "$1" | grep -q "CONFIG_$symbol\b" || return 1
+			on && /^[-+ ]/ { print }' "$1" | grep "CONFIG_$symbol\b" >/dev/null || return 1
 	done <<< "$lines"
 }
 
