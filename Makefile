@@ -133,7 +133,8 @@ help:
 	@echo '  bench      benchmark ours against upstream and perfcore in one run; table in'
 	@echo '             out/bench/ (ARCH=arm64: out/bench-arm64/; AA=1: out/bench-aa/)'
 	@echo '  breakdown  where the instructions of a hit go, function by function and by'
-	@echo '             stage, upstream beside ours (a QEMU plugin counts them; x86-64)'
+	@echo '             stage, upstream beside ours (a QEMU plugin counts them;'
+	@echo '             ARCH=arm64: out/breakdown-arm64/)'
 	@echo '  pathlen    the hit path'"'"'s instructions per call on ours (QEMU -icount) against'
 	@echo '             bench/pathlen-budget: fails on a case over its budget (CI runs it)'
 	@echo '  clean      remove out/'
@@ -264,12 +265,13 @@ bench-program: deps-bench tree
 		$(TOP)/bench/uprobe_bench.c $(TOP)/bench/bench_targets.S $(SELFTEST)/uprobe_util.c
 
 # Where a hit's instructions go, function by function, on upstream and
-# ours (x86-64): a QEMU plugin counts them (dev/breakdown.sh).
+# ours (x86-64, or arm64 with ARCH=arm64): a QEMU plugin counts them
+# (dev/breakdown.sh).
 breakdown: deps-bench init
 	@+$(MAKE) --no-print-directory kernel KERNEL=upstream DEBUG= MUTANT=
 	@+$(MAKE) --no-print-directory kernel KERNEL=ours DEBUG= MUTANT=
 	@+$(MAKE) --no-print-directory bench-program
-	@$(TOP)/dev/breakdown.sh $(BENCH_BIN) $(OUT)/breakdown $(TIMEOUT) upstream ours
+	@ARCH=$(ARCH) $(TOP)/dev/breakdown.sh $(BENCH_BIN) $(OUT)/breakdown$(ARCH_SUFFIX) $(TIMEOUT) upstream ours
 
 # CI's gate on the hit path: instructions per call of ours against
 # bench/pathlen-budget (x86-64).

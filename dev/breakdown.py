@@ -23,13 +23,21 @@ STAGES = [
      r"syscall_return_via_sysret|entry_SYSRETQ|arch_exit_to_user_mode|exit_to_user_mode|"
      r"irqentry_|asm_exc_int3$|exc_int3$|error_entry$|error_return$|swapgs_restore|"
      r"native_irq_return|restore_regs_and_return|resume_user_mode_work$|"
-     r"fpregs_restore_userregs$|switch_fpu_return$|sync_regs$|uprobe_syscall_entry$)"),
+     r"fpregs_restore_userregs$|switch_fpu_return$|sync_regs$|uprobe_syscall_entry$|"
+     # arm64
+     r"vectors$|el0t_64_sync|el0_svc|do_el0_svc$|invoke_syscall|ret_to_user$|el0_brk64$|"
+     r"do_el0_brk64$|arch_local_irq_)"),
     ("the trap's notifier chain", r"^(do_int3|poke_int3_handler|notify_die|"
      r"(atomic_)?notifier_call_chain|arch_uprobe_exception_notify|uprobe_(pre|post)_sstep_notifier|"
      r"kprobe_exceptions_notify|hw_breakpoint_exceptions_notify|trace_die_panic_handler|"
-     r"ftrace_dump_on_oops_enabled|kgdb_notify|die_notifier)"),
+     r"ftrace_dump_on_oops_enabled|kgdb_notify|die_notifier|"
+     # arm64
+     r"brk_handler$|call_break_hook$|uprobe_brk_handler$)"),
     ("single-step", r"^(asm_exc_debug|exc_debug|noist_exc_debug|.*_xol$|.*_xol_(?!area)|"
-     r".*single_?step|enable_step|disable_step|handle_singlestep|user_(en|dis)able_)"),
+     r"(?!user_fastforward).*single_?step|enable_step|disable_step|handle_singlestep|user_(en|dis)able_|"
+     # arm64: the step exception, and the slot's write and cache maintenance
+     r"el0_softstp$|do_el0_softstep$|do_softstep$|call_step_hook$|.*_ixol$|"
+     r"try_step_suspended_breakpoints$|caches_clean_inval_pou$|sync_icache_aliases$)"),
     ("the consumer (perf counting event)", r"^(tu_|perf_|tracing_|trace_uprobe|"
      r"uprobe_dispatcher$|uretprobe_dispatcher$|__uprobe_perf|uprobe_perf|"
      r"prepare_uprobe_buffer$|process_fetch|store_trace|fetch_store|__get_data_size|"
@@ -38,7 +46,7 @@ STAGES = [
      r"mtree_load|mas_|ma_|find_vma|vma_lookup|valid_vma|mmap_read_|down_read|up_read|"
      r"rwsem_read_trylock|lock_vma_under_rcu|__srcu_read_|srcu_read_|stub_starting_at|"
      r"site_at|find_stub_page|stub_source|uprobe_cmp|rb_find|is_trap_at_addr|"
-     r"get_user_pages|__get_user_pages)"),
+     r"get_user_pages|__get_user_pages|uprobe_is_stub$|uprobe_svc_from_stub$)"),
     ("the syscall's own work", r"^(__x64_sys_getppid|__task_pid_nr_ns|pid_nr_ns|task_active_pid_ns)$"),
 ]
 

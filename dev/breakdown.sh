@@ -10,6 +10,9 @@
 # mapping that ran in it (dev/breakdown.py; also OUTDIR/breakdown.txt).
 # The plugin counts every instruction exactly; one host thread runs both
 # vCPUs, as the plugin's counters need.
+#
+# ARCH=arm64 (environment) counts the arm64 builds (out/build/KERNEL-arm64)
+# on QEMU's virt machine with the arm64 guest root.
 set -euo pipefail
 
 usage="usage: breakdown.sh BENCH_BINARY OUTDIR TIMEOUT KERNEL..."
@@ -20,6 +23,13 @@ shift 3
 [ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 
+arch=${ARCH:-x86_64}
+case $arch in
+x86_64) suffix="" image=arch/x86/boot/bzImage syscalls=__x64_sys ;;
+arm64) suffix=-arm64 image=arch/arm64/boot/Image syscalls=__arm64_sys ;;
+*) echo "breakdown.sh: ARCH must be x86_64 or arm64, not $arch" >&2; exit 2 ;;
+esac
+
 # The address of kernel symbol $2 in System.map $1.
 symbol() {
 	awk -v name="$2" '$3 == name { print $1; found = 1; exit } END { exit !found }' "$1"
@@ -28,15 +38,15 @@ symbol() {
 plugin=$("$top/dev/insn-plugin.sh" "$top/out/insn-plugin")
 rm -rf "$out"
 for kernel in "$@"; do
-	build=$top/out/build/$kernel
+	build=$top/out/build/$kernel$suffix
 	map=$build/System.map
 	results=$out/$kernel
 	mkdir -p "$results"
-	spec="$plugin,map=$map,start=$(symbol "$map" __x64_sys_getpgid)"
-	spec+=",stop=$(symbol "$map" __x64_sys_getsid),out=$results/windows.txt"
-	echo "  BOOT    $kernel, counting the instructions of each function"
-	if ! "$top/dev/boot.sh" --plugin "$spec" --kernel-arg norandmaps \
-		"$build/arch/x86/boot/bzImage" "$results" "$limit" -- \
+	spec="$plugin,map=$map,start=$(symbol "$map" "${syscalls}_getpgid")"
+	spec+=",stop=$(symbol "$map" "${syscalls}_getsid"),out=$results/windows.txt"
+	echo "  BOOT    $kernel ($arch), counting the instructions of each function"
+	if ! "$top/dev/boot.sh" --arch "$arch" --plugin "$spec" --kernel-arg norandmaps \
+		"$build/$image" "$results" "$limit" -- \
 		"$top/guest/bench.sh" "$binary" /tmp/results breakdown >"$results/run.log" 2>&1; then
 		tail -n 20 "$results/run.log"
 		echo "breakdown.sh: the boot of $kernel failed" >&2
