@@ -570,6 +570,7 @@ static inline void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
 #ifdef CONFIG_ARCH_UPROBES_JUMPS
 bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub);
 bool uprobe_is_stub(unsigned long addr);
+bool uprobe_in_stub_page(unsigned long addr);
 bool uprobe_stub_step_trap(struct pt_regs *regs);
 bool uprobe_syscall_entry(struct pt_regs *regs);
 

@@ -311,8 +311,12 @@ static bool tu_fetch_args(struct trace_uprobe *tu, struct tu_hit *hit)
 	return true;
 }
 
+/* Gives back the page of tu_fetch_args(), if it took one. */
 static void tu_put_args(struct tu_hit *hit)
 {
+	/* A probe without arguments took none: no call of kfree(NULL). */
+	if (!hit->args)
+		return;
 	if (hit->scratch)
 		mutex_unlock(&hit->scratch->lock);
 	kfree(hit->own_page);

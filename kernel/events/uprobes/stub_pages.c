@@ -176,6 +176,32 @@ struct stub_site *stub_starting_at(struct mm_struct *mm, unsigned long addr)
 	return site && !offset ? site : NULL;
 }
 
+/**
+ * uprobe_in_stub_page - is @addr in a page of stubs of the current mm?
+ * @addr: a user address
+ *
+ * A cheaper test than uprobe_is_stub(), which also works out the stub:
+ * for an instruction that only the start of a stub holds in such a page
+ * (arm64's svc).  Takes no lock; may run with interrupts masked.
+ *
+ * Return: true if @addr is in a page of stubs that the mm maps.
+ */
+bool uprobe_in_stub_page(unsigned long addr)
+{
+	struct mm_struct *mm = current->mm;
+	struct xol_area *area = mm ? mm_xol_area(mm) : NULL;
+	struct stub_page *sp;
+	bool ret;
+
+	if (!area)
+		return false;
+	rcu_read_lock();
+	sp = find_stub_page(area, addr);
+	ret = sp && !sp->hops;
+	rcu_read_unlock();
+	return ret;
+}
+
 /* The site whose hop of @mm starts at @addr, or NULL. */
 struct stub_site *hop_at(struct mm_struct *mm, unsigned long addr)
 {

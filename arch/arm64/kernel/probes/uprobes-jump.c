@@ -21,8 +21,8 @@
  *    instruction.  An instruction arm64 simulates has no copy: the kernel
  *    simulates it at the svc.  The stub saves no register and touches no
  *    memory: the svc's immediate, which system calls leave 0, tells the
- *    entry code that the svc may be a stub's, and a stub of the mm that
- *    starts at the svc's address (uprobe_svc_from_stub()) makes it the
+ *    entry code that the svc may be a stub's, and a page of stubs of the
+ *    mm at the svc's address (uprobe_svc_from_stub()) makes it the
  *    probe's hit (uprobe_syscall_entry()), before any of a system call's
  *    work.
  *    Nothing of a system call runs for it: no tracer, seccomp filter,
@@ -269,13 +269,15 @@ void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *
  * @regs: the registers at an svc with the immediate UPROBE_SVC_IMM
  *
  * Asked by el0_svc() before any of a system call's work, with interrupts
- * masked: the svc is at the start of a stub of the mm.  Takes no lock.
+ * masked: the svc is in a page of stubs of the mm, where only the start
+ * of a stub holds one, so it is a stub's.  Which stub is left to
+ * uprobe_stub_hit(), so that a hit works it out once.  Takes no lock.
  *
  * Return: true if it is; uprobe_syscall_entry() then takes the hit.
  */
 bool uprobe_svc_from_stub(struct pt_regs *regs)
 {
-	return uprobe_is_stub(regs->pc - AARCH64_INSN_SIZE);
+	return uprobe_in_stub_page(regs->pc - AARCH64_INSN_SIZE);
 }
 
 /**
