@@ -16,7 +16,8 @@
  * thread group leader exits, and a removal that failed half way is
  * finished later (those tests are uprobe_jump's too: jump_common.h); what
  * a debugger reads of the probed instruction from outside is the brk; the
- * task's SVE registers keep their whole length over a hit; a process
+ * task's SVE registers keep their whole length over a hit; an svc with a
+ * stub's immediate outside the stubs is a system call; a process
  * confined by a seccomp filter that allows no other syscall than write and
  * exit, and a tracer that stops at every syscall, see nothing of a hit.
  * What only a kernel with jumps does: the b is there after the first hit,
@@ -532,6 +533,39 @@ TEST(sve_registers_kept_whole)
 	}
 	TH_LOG("vector length %ld bytes", vl);
 	EXPECT_EQ(0, wrong);
+	EXPECT_EQ(CALLS, perf_count(fd));
+	close(fd);
+}
+
+/* The immediate of the svc that starts a stub (arm64's UPROBE_SVC_IMM). */
+#define STUB_SVC	"svc #0x7570"
+
+/* getpid() by an svc with a stub's immediate, from the program's text. */
+static long getpid_by_stub_svc(void)
+{
+	register long x8 asm("x8") = __NR_getpid;
+	register long x0 asm("x0") = -1;
+
+	asm volatile(STUB_SVC : "+r" (x0) : "r" (x8) : "memory");
+	return x0;
+}
+
+/*
+ * An svc with a stub's immediate is a system call anywhere but in a page
+ * of stubs: made from the program's text, in a process whose probe has
+ * its stub (after the first hit), getpid() by one returns the pid.
+ */
+TEST(stub_svc_elsewhere_is_a_system_call)
+{
+	const struct target t = plain_target;
+	int fd;
+
+	fd = self_probe(t.probe_at);
+	ASSERT_LE(0, fd) TH_LOG("perf_event_open: %d", fd);
+	ASSERT_EQ(CALLS, run(&t, CALLS));
+	if (have_uprobe_jumps())
+		ASSERT_NE(0, jump_target(t.probe_at));
+	EXPECT_EQ(getpid(), getpid_by_stub_svc());
 	EXPECT_EQ(CALLS, perf_count(fd));
 	close(fd);
 }
