@@ -48,12 +48,9 @@ mode=${4:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=$(cat "$top/out/src/upstream.version")
 arch=${ARCH:-x86_64}
-case $arch in
-x86_64) suffix="" image=arch/x86/boot/bzImage machine="QEMU TCG" cpu="-cpu max" ;;
-arm64) suffix=-arm64 image=arch/arm64/boot/Image machine="QEMU TCG (arm64 virt)"
-	cpu="-cpu max,pauth-impdef=on" ;;
-*) echo "bench.sh: ARCH must be x86_64 or arm64, not $arch" >&2; exit 2 ;;
-esac
+# shellcheck source=dev/arch.sh
+. "$top/dev/arch.sh"
+arch_vars "$arch" || { echo "bench.sh: ARCH must be x86_64 or arm64, not $arch" >&2; exit 2; }
 
 # A column is a label, KERNEL or KERNEL.RUN; a pair runs side by side.
 case $mode in
@@ -138,7 +135,7 @@ if [ "$mode" = icount ]; then
 	done
 	header="uprobes benchmark, instructions counted, $(date -u +%Y-%m-%d), base
 linux-source-6.12 $base
-$machine, 2 vCPUs, $cpu, -icount shift=0,sleep=off (one host
+$machine, 2 vCPUs, -cpu $cpu, -icount shift=0,sleep=off (one host
 thread): the guest's clock advances one nanosecond per instruction, so a
 time measured in the guest is the number of instructions the guest ran
 in it, on both vCPUs, timer interrupts included.
@@ -169,7 +166,7 @@ for column in "${columns[@]}"; do
 done
 
 header="uprobes benchmark, $(date -u +%Y-%m-%d), base linux-source-6.12 $base
-$machine, 2 vCPUs, $cpu, on $(nproc) host cores: absolute times are
+$machine, 2 vCPUs, -cpu $cpu, on $(nproc) host cores: absolute times are
 emulator times; only the ratios between kernels carry.
 $about
 Consumer: one counting perf event of the uprobe PMU per probe.  Values are

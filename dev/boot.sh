@@ -58,6 +58,8 @@ image=$1 results=$2 limit=$3
 shift 4
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=dev/arch.sh
+. "$top/dev/arch.sh"
 case $arch in
 x86_64) root=/ init=$top/out/guest/init ;;
 arm64) root=$top/out/arm64/root init=/sbin/uprobes-init ;;
@@ -89,18 +91,13 @@ cmdline+=" uprobes_project=$project init=$init -- ${guest_args[*]}"
 case $arch in
 x86_64)
 	qemu=(qemu-system-x86_64 -append "console=ttyS0 pci=noacpi $cmdline")
-	cpu=max virtio=virtio-9p-pci ;;
+	virtio=virtio-9p-pci ;;
 arm64)
-	# pauth-impdef=on: pointer authentication by QEMU's own cheap hash,
-	# not the architected QARMA5 cipher, which QEMU computes in C at every
-	# paciasp and autiasp: a kernel built with pointer authentication
-	# signs the return address in every function that calls another, and
-	# with QARMA5 two thirds of the emulator's time went to the cipher
-	# (host perf of a guest hitting a probe).  Guest code sees the same
-	# features either way; only QEMU's cost of them differs.
 	qemu=(qemu-system-aarch64 -machine virt -append "console=ttyAMA0 $cmdline")
-	cpu=max,pauth-impdef=on virtio=virtio-9p-device ;;
+	virtio=virtio-9p-device ;;
 esac
+# The -cpu model (dev/arch.sh), in a subshell: IMAGE stays this script's.
+cpu=$(arch_vars "$arch" && echo "$cpu")
 # shellcheck disable=SC2054
 qemu+=(-accel "tcg,thread=$tcg_thread" "${icount[@]}" "${plugin[@]}" -cpu "$cpu" -smp 2 -m 2G
 	-kernel "$image" -no-reboot -display none

@@ -24,11 +24,9 @@ shift 3
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 arch=${ARCH:-x86_64}
-case $arch in
-x86_64) suffix="" image=arch/x86/boot/bzImage syscalls=__x64_sys ;;
-arm64) suffix=-arm64 image=arch/arm64/boot/Image syscalls=__arm64_sys ;;
-*) echo "breakdown.sh: ARCH must be x86_64 or arm64, not $arch" >&2; exit 2 ;;
-esac
+# shellcheck source=dev/arch.sh
+. "$top/dev/arch.sh"
+arch_vars "$arch" || { echo "breakdown.sh: ARCH must be x86_64 or arm64, not $arch" >&2; exit 2; }
 
 # The address of kernel symbol $2 in System.map $1.
 symbol() {
