@@ -91,13 +91,24 @@ static struct stub_site *site_in(struct stub_page *sp, unsigned long addr,
 	return &sp->sites[i];
 }
 
+/*
+ * The page of stubs of @area that holds @addr, or NULL when none does or
+ * it is a page of hops (rcu_read_lock()).
+ */
+static struct stub_page *stubs_page_at(struct xol_area *area, unsigned long addr)
+{
+	struct stub_page *sp = find_stub_page(area, addr);
+
+	return sp && !sp->hops ? sp : NULL;
+}
+
 /* The site of the stub of @area that holds @addr (rcu_read_lock()). */
 static struct stub_site *site_at(struct xol_area *area, unsigned long addr,
 				 unsigned long *offset)
 {
-	struct stub_page *sp = find_stub_page(area, addr);
+	struct stub_page *sp = stubs_page_at(area, addr);
 
-	return sp && !sp->hops ? site_in(sp, addr, offset) : NULL;
+	return sp ? site_in(sp, addr, offset) : NULL;
 }
 
 /* The site whose hop of @sp starts at @addr, or NULL (rcu_read_lock()). */
@@ -190,14 +201,12 @@ bool uprobe_in_stub_page(unsigned long addr)
 {
 	struct mm_struct *mm = current->mm;
 	struct xol_area *area = mm ? mm_xol_area(mm) : NULL;
-	struct stub_page *sp;
 	bool ret;
 
 	if (!area)
 		return false;
 	rcu_read_lock();
-	sp = find_stub_page(area, addr);
-	ret = sp && !sp->hops;
+	ret = stubs_page_at(area, addr);
 	rcu_read_unlock();
 	return ret;
 }
