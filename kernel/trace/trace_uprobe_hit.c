@@ -372,31 +372,59 @@ static void tu_trace(struct trace_uprobe *tu, const struct tu_hit *hit)
 
 #ifdef CONFIG_PERF_EVENTS
 /*
- * A record of @hit for the perf events of this CPU.  The flag is read
- * again here, with preemption off: perf frees call->perf_events an RCU
- * grace period after its last event leaves, and sets it to NULL at once
+ * The perf events of this CPU for @tu, or NULL; preemption off.  The flag
+ * is read again here: perf frees call->perf_events an RCU grace period
+ * after its last event leaves, and sets it to NULL at once
  * (perf_uprobe_events_free()), with no wait for the handlers.
  */
-static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit, bool wanted)
+static struct hlist_head *tu_perf_head(struct trace_uprobe *tu)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	struct hlist_head __percpu *list;
+
+	list = trace_probe_test_flag(&tu->tp, TP_FLAG_PROFILE) ?
+	       READ_ONCE(call->perf_events) : NULL;
+	return list ? this_cpu_ptr(list) : NULL;
+}
+
+/*
+ * What perf wants of @hit before any record: the BPF programs attached
+ * through perf run (they may sleep), and perf events that only count are
+ * counted.  False when the programs want no record, or when that was all
+ * (no perf event of this CPU needs the record); true when tu_perf() is to
+ * build one.
+ */
+static bool tu_perf_wants_record(struct trace_uprobe *tu, const struct tu_hit *hit,
+				 bool wanted)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	struct hlist_head *head;
+	bool record;
+
+	if (wanted && bpf_prog_array_valid(call) &&
+	    !bpf_prog_run_array_sleepable(call->prog_array, hit->regs, bpf_prog_run))
+		return false;
+	preempt_disable();
+	head = tu_perf_head(tu);
+	record = head && !hlist_empty(head) && !perf_tp_event_count(1, hit->regs, head);
+	preempt_enable();
+	return record;
+}
+
+/* A record of @hit for the perf events of this CPU. */
+static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
 	int used = hit->head_size + tu->tp.size + hit->dyn_size;
 	int size = ALIGN(used + sizeof(u32), sizeof(u64)) - sizeof(u32);
-	struct hlist_head __percpu *list;
 	struct hlist_head *head;
 	void *entry;
 	int rctx;
 
-	/* BPF programs attached through perf, which may sleep, come first. */
-	if (wanted && bpf_prog_array_valid(call) &&
-	    !bpf_prog_run_array_sleepable(call->prog_array, hit->regs, bpf_prog_run))
-		return;
 	if (WARN_ON_ONCE(size > PERF_MAX_TRACE_SIZE))
 		return;
 	preempt_disable();
-	list = trace_probe_test_flag(&tu->tp, TP_FLAG_PROFILE) ?
-	       READ_ONCE(call->perf_events) : NULL;
-	head = list ? this_cpu_ptr(list) : NULL;
+	head = tu_perf_head(tu);
 	entry = head && !hlist_empty(head) ? perf_trace_buf_alloc(size, NULL, &rctx) : NULL;
 	if (entry) {
 		/* The bytes past @used are in the last u64, which perf zeroed. */
@@ -407,16 +435,23 @@ static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit, bool want
 	preempt_enable();
 }
 #else
-static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit, bool wanted)
+static bool tu_perf_wants_record(struct trace_uprobe *tu, const struct tu_hit *hit,
+				 bool wanted)
+{
+	return false;
+}
+
+static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit)
 {
 }
 #endif
 
 /*
  * Records @hit where the event is enabled; @wanted: the event's filter
- * wants this process (see tu_wanted()).  For the while, the task's
- * uprobe_dispatch_data says which probe hit where: BPF's
- * bpf_get_func_ip() and @+OFFSET read it.
+ * wants this process (see tu_wanted()).  The arguments are fetched only
+ * for a record: not for perf events that only count, nor for BPF.  For
+ * the while, the task's uprobe_dispatch_data says which probe hit where:
+ * BPF's bpf_get_func_ip() and @+OFFSET read it.
  */
 static void tu_record(struct trace_uprobe *tu, struct tu_hit *hit, unsigned int flags,
 		      bool wanted)
@@ -424,15 +459,17 @@ static void tu_record(struct trace_uprobe *tu, struct tu_hit *hit, unsigned int 
 	struct uprobe_dispatch_data udd = { .tu = tu, .bp_addr = hit->func };
 	struct uprobe_task *utask = current->utask;
 	unsigned long saved = utask->vaddr;
+	bool perf, trace = flags & TP_FLAG_TRACE;
 
 	utask->vaddr = (unsigned long)&udd;
-	if (tu_fetch_args(tu, hit)) {
-		if (flags & TP_FLAG_TRACE)
+	perf = (flags & TP_FLAG_PROFILE) && tu_perf_wants_record(tu, hit, wanted);
+	if ((trace || perf) && tu_fetch_args(tu, hit)) {
+		if (trace)
 			tu_trace(tu, hit);
-		if (flags & TP_FLAG_PROFILE)
-			tu_perf(tu, hit, wanted);
+		if (perf)
+			tu_perf(tu, hit);
+		tu_put_args(hit);
 	}
-	tu_put_args(hit);
 	utask->vaddr = saved;
 }
 

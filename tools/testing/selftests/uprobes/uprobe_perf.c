@@ -7,7 +7,9 @@
  * probes that use it while their events exist; samples carry the probed
  * address; a probe on a missing file or past the end of one is refused.
  * Events closed while threads hit their probe, and ten thousand events
- * opened and closed, leave exact counts and the text as it was.  On
+ * opened and closed, leave exact counts and the text as it was.
+ * Filters decide what counting events count, in inherited copies too,
+ * and a counting event beside a sampling one leaves both right.  On
  * arm64, probed literal loads load what they would unprobed (one of a
  * SIMD&FP register may be refused instead).
  */
@@ -462,15 +464,59 @@ TEST_F(perf, bad_target_refused)
 	ASSERT_LE(0, self->fd[0]);
 }
 
+/*
+ * The samples of the ring of @meta (SAMPLE_PAGES pages after it), each
+ * with its ip first, and in *@at_fn how many are at @fn; -1 if a record
+ * runs past the ring's end or is empty.
+ */
+#define SAMPLE_PAGES 8
+static int ring_samples(struct perf_event_mmap_page *meta, const void *fn, int *at_fn)
+{
+	const size_t size = SAMPLE_PAGES * sysconf(_SC_PAGESIZE);
+	const char *ring = (char *)meta + sysconf(_SC_PAGESIZE);
+	unsigned long long head, pos;
+	int samples = 0;
+
+	*at_fn = 0;
+	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	for (pos = meta->data_tail; pos < head;) {
+		struct perf_event_header hdr;
+		unsigned long long ip;
+		size_t at = pos % size;
+
+		if (at + sizeof(hdr) + sizeof(ip) > size)
+			return -1;
+		memcpy(&hdr, ring + at, sizeof(hdr));
+		if (!hdr.size)
+			return -1;
+		if (hdr.type == PERF_RECORD_SAMPLE) {
+			memcpy(&ip, ring + at + sizeof(hdr), sizeof(ip));
+			samples++;
+			*at_fn += ip == (unsigned long)fn;
+		}
+		pos += hdr.size;
+	}
+	return samples;
+}
+
+/* A sampling event's ring: SAMPLE_PAGES pages after its header. */
+static struct perf_event_mmap_page *ring_map(int fd)
+{
+	return mmap(NULL, (1 + SAMPLE_PAGES) * sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		    MAP_SHARED, fd, 0);
+}
+
+static void ring_unmap(struct perf_event_mmap_page *meta)
+{
+	munmap(meta, (1 + SAMPLE_PAGES) * sysconf(_SC_PAGESIZE));
+}
+
 /* PERF_SAMPLE_IP: one sample per hit, carrying the probed address. */
 TEST_F(perf, sample_ip)
 {
-	const size_t pages = 1 + 8, psize = sysconf(_SC_PAGESIZE);
 	struct perf_event_mmap_page *meta;
 	struct perf_event_attr attr;
-	unsigned long long head, pos;
-	int samples = 0, at_target = 0;
-	char *ring;
+	int at_target;
 
 	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(perf_target), 0, 0));
 	attr.sample_period = 1;
@@ -478,31 +524,89 @@ TEST_F(perf, sample_ip)
 	attr.wakeup_events = 1;
 	self->fd[0] = perf_open(&attr, 0, -1);
 	ASSERT_LE(0, self->fd[0]);
-	meta = mmap(NULL, pages * psize, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd[0], 0);
+	meta = ring_map(self->fd[0]);
 	ASSERT_NE(MAP_FAILED, meta);
-	ring = (char *)meta + psize;
 	call_n(perf_target, 3);
 	call_n(perf_other, 2);
-	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	for (pos = meta->data_tail; pos < head;) {
-		struct perf_event_header hdr;
-		unsigned long long ip;
-		size_t size = (pages - 1) * psize, at = pos % size;
-
-		ASSERT_LE(at + sizeof(hdr) + sizeof(ip), size);
-		memcpy(&hdr, ring + at, sizeof(hdr));
-		ASSERT_LT(0, hdr.size);
-		if (hdr.type == PERF_RECORD_SAMPLE) {
-			memcpy(&ip, ring + at + sizeof(hdr), sizeof(ip));
-			samples++;
-			at_target += ip == (unsigned long)perf_target;
-		}
-		pos += hdr.size;
-	}
-	EXPECT_EQ(3, samples);
+	EXPECT_EQ(3, ring_samples(meta, perf_target, &at_target));
 	EXPECT_EQ(3, at_target);
 	EXPECT_EQ(3, perf_count(self->fd[0]));
-	munmap(meta, pages * psize);
+	ring_unmap(meta);
+}
+
+/* Sets the filter @fmt (one %d: this process's pid) on the event @fd. */
+static int set_pid_filter(int fd, const char *fmt)
+{
+	char filter[64];
+
+	snprintf(filter, sizeof(filter), fmt, getpid());
+	return ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter);
+}
+
+/*
+ * Filters decide what counting events count: two on one probe, one whose
+ * filter takes this process's hits, one whose filter takes none.
+ */
+TEST_F(perf, filters_decide_counts)
+{
+	self->fd[0] = probe_open(perf_target, 0, NULL, 0, -1, 0);
+	self->fd[1] = probe_open(perf_target, 0, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[0]);
+	ASSERT_LE(0, self->fd[1]);
+	ASSERT_EQ(0, set_pid_filter(self->fd[0], "common_pid == %d"));
+	ASSERT_EQ(0, set_pid_filter(self->fd[1], "common_pid != %d"));
+	call_n(perf_target, 5);
+	EXPECT_EQ(5, perf_count(self->fd[0]));
+	EXPECT_EQ(0, perf_count(self->fd[1]));
+}
+
+/*
+ * An inherited event's filter holds in the children too, whose events
+ * are copies without a filter of their own: set to this process's pid,
+ * it counts none of a child's hits.
+ */
+TEST_F(perf, filter_holds_in_children)
+{
+	long long count;
+	struct kid kid;
+
+	self->fd[0] = probe_open(perf_target, 0, NULL, 0, -1, 1);
+	ASSERT_LE(0, self->fd[0]);
+	ASSERT_EQ(0, set_pid_filter(self->fd[0], "common_pid == %d"));
+	ASSERT_EQ(0, kid_start(&kid, perf_calls, 6, -1));
+	ASSERT_EQ(0, kid_run(&kid));
+	ASSERT_EQ(0, kid_end(&kid));
+	call_n(perf_target, 3);
+	count = perf_count(self->fd[0]);
+	TH_LOG("filtered inherited event: %lld (parent 3 hits, child 6)", count);
+	EXPECT_EQ(3, count);
+}
+
+/*
+ * A counting event and a sampling event on one probe: each call counted
+ * by the one and sampled, at the probed address, by the other.
+ */
+TEST_F(perf, counting_beside_sampling)
+{
+	struct perf_event_mmap_page *meta;
+	struct perf_event_attr attr;
+	int at_target;
+
+	self->fd[0] = probe_open(perf_target, 0, NULL, 0, -1, 0);
+	ASSERT_LE(0, self->fd[0]);
+	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(perf_target), 0, 0));
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_IP;
+	self->fd[1] = perf_open(&attr, 0, -1);
+	ASSERT_LE(0, self->fd[1]);
+	meta = ring_map(self->fd[1]);
+	ASSERT_NE(MAP_FAILED, meta);
+	call_n(perf_target, 4);
+	EXPECT_EQ(4, ring_samples(meta, perf_target, &at_target));
+	EXPECT_EQ(4, at_target);
+	EXPECT_EQ(4, perf_count(self->fd[0]));
+	EXPECT_EQ(4, perf_count(self->fd[1]));
+	ring_unmap(meta);
 }
 
 #ifdef __aarch64__
