@@ -563,7 +563,9 @@ TEST_F(perf, filters_decide_counts)
 /*
  * An inherited event's filter holds in the children too, whose events
  * are copies without a filter of their own: set to this process's pid,
- * it counts none of a child's hits.
+ * it counts the 3 hits before the fork and none of a child's.  (6.12,
+ * whose inherited entry event counts no hit of a child, may lose the
+ * parent's hits after a fork: there are none.)
  */
 TEST_F(perf, filter_holds_in_children)
 {
@@ -573,10 +575,10 @@ TEST_F(perf, filter_holds_in_children)
 	self->fd[0] = probe_open(perf_target, 0, NULL, 0, -1, 1);
 	ASSERT_LE(0, self->fd[0]);
 	ASSERT_EQ(0, set_pid_filter(self->fd[0], "common_pid == %d"));
+	call_n(perf_target, 3);
 	ASSERT_EQ(0, kid_start(&kid, perf_calls, 6, -1));
 	ASSERT_EQ(0, kid_run(&kid));
 	ASSERT_EQ(0, kid_end(&kid));
-	call_n(perf_target, 3);
 	count = perf_count(self->fd[0]);
 	TH_LOG("filtered inherited event: %lld (parent 3 hits, child 6)", count);
 	EXPECT_EQ(3, count);
