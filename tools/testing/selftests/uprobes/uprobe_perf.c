@@ -511,18 +511,28 @@ static void ring_unmap(struct perf_event_mmap_page *meta)
 	munmap(meta, (1 + SAMPLE_PAGES) * sysconf(_SC_PAGESIZE));
 }
 
+/* An event of this process sampling each hit of @fn's probe: fd or -errno. */
+static int sampling_open(void *fn)
+{
+	struct perf_event_attr attr;
+	int err;
+
+	err = uprobe_perf_attr(&attr, self_path(), self_offset(fn), 0, 0);
+	if (err)
+		return err;
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_IP;
+	attr.wakeup_events = 1;
+	return perf_open(&attr, 0, -1);
+}
+
 /* PERF_SAMPLE_IP: one sample per hit, carrying the probed address. */
 TEST_F(perf, sample_ip)
 {
 	struct perf_event_mmap_page *meta;
-	struct perf_event_attr attr;
 	int at_target;
 
-	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(perf_target), 0, 0));
-	attr.sample_period = 1;
-	attr.sample_type = PERF_SAMPLE_IP;
-	attr.wakeup_events = 1;
-	self->fd[0] = perf_open(&attr, 0, -1);
+	self->fd[0] = sampling_open(perf_target);
 	ASSERT_LE(0, self->fd[0]);
 	meta = ring_map(self->fd[0]);
 	ASSERT_NE(MAP_FAILED, meta);
@@ -591,15 +601,11 @@ TEST_F(perf, filter_holds_in_children)
 TEST_F(perf, counting_beside_sampling)
 {
 	struct perf_event_mmap_page *meta;
-	struct perf_event_attr attr;
 	int at_target;
 
 	self->fd[0] = probe_open(perf_target, 0, NULL, 0, -1, 0);
 	ASSERT_LE(0, self->fd[0]);
-	ASSERT_EQ(0, uprobe_perf_attr(&attr, self_path(), self_offset(perf_target), 0, 0));
-	attr.sample_period = 1;
-	attr.sample_type = PERF_SAMPLE_IP;
-	self->fd[1] = perf_open(&attr, 0, -1);
+	self->fd[1] = sampling_open(perf_target);
 	ASSERT_LE(0, self->fd[1]);
 	meta = ring_map(self->fd[1]);
 	ASSERT_NE(MAP_FAILED, meta);
