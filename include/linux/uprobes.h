@@ -34,6 +34,7 @@ struct page;
 struct pid;
 struct pt_regs;
 struct seq_file;
+struct stub_site;
 struct task_struct;
 struct uprobe;
 struct uprobe_deferred;
@@ -553,10 +554,11 @@ static inline void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
  * instruction shorter than it may lead without a change to the bytes
  * after it (none: no such jump).  arch_uprobe_stub_code() is the code of
  * a stub, which enters the kernel by the uprobe syscall
- * (-> uprobe_stub_hit(), which has
- * arch_uprobe_stub_enter() put back what the stub saved), and may hold a
- * copy of the instruction at UPROBE_STUB_COPY; a stub lies within
- * arch_uprobe_stub_reach() bytes of its probed address.
+ * (-> uprobe_stub_hit(), or uprobe_stub_site_hit() for the site that
+ * uprobe_stub_site() found, which has arch_uprobe_stub_enter() put back
+ * what the stub saved), and may hold a copy of the instruction at
+ * UPROBE_STUB_COPY; a stub lies within arch_uprobe_stub_reach() bytes of
+ * its probed address.
  * arch_uprobe_stub_exit() sends a task back out through one of its stub's
  * own ways out, when it can: the straight one, which leads to the copy or,
  * with no copy, to the next instruction, or the other, which leads
@@ -565,12 +567,13 @@ static inline void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
  * that comes then.  arch_uprobe_step_copy() sets a task at a stub's copy
  * to be stepped over it, arch_uprobe_step_copy_end() undoes that.  The
  * architecture's step trap calls uprobe_stub_step_trap() too, and its
- * syscall entry uprobe_syscall_entry().
+ * syscall entry uprobe_syscall_entry() (x86) or, at an svc, the two
+ * above (arm64).
  */
 #ifdef CONFIG_ARCH_UPROBES_JUMPS
+struct stub_site *uprobe_stub_site(unsigned long addr);
+void uprobe_stub_site_hit(struct pt_regs *regs, struct stub_site *site);
 bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub);
-bool uprobe_is_stub(unsigned long addr);
-bool uprobe_in_stub_page(unsigned long addr);
 bool uprobe_stub_step_trap(struct pt_regs *regs);
 bool uprobe_syscall_entry(struct pt_regs *regs);
 
@@ -591,6 +594,15 @@ bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned
 void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs);
 void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs);
 #else
+static inline struct stub_site *uprobe_stub_site(unsigned long addr)
+{
+	return NULL;
+}
+
+static inline void uprobe_stub_site_hit(struct pt_regs *regs, struct stub_site *site)
+{
+}
+
 static inline bool uprobe_stub_step_trap(struct pt_regs *regs)
 {
 	return false;
@@ -801,6 +813,15 @@ static inline int uprobe_rseq_abort(struct pt_regs *regs)
 static inline bool uprobe_syscall_entry(struct pt_regs *regs)
 {
 	return false;
+}
+
+static inline struct stub_site *uprobe_stub_site(unsigned long addr)
+{
+	return NULL;
+}
+
+static inline void uprobe_stub_site_hit(struct pt_regs *regs, struct stub_site *site)
+{
 }
 
 #endif /* CONFIG_UPROBES */

@@ -377,7 +377,7 @@ static void tu_trace(struct trace_uprobe *tu, const struct tu_hit *hit)
  * after its last event leaves, and sets it to NULL at once
  * (perf_uprobe_events_free()), with no wait for the handlers.
  */
-static struct hlist_head *tu_perf_head(struct trace_uprobe *tu)
+static __always_inline struct hlist_head *tu_perf_head(struct trace_uprobe *tu)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
 	struct hlist_head __percpu *list;
@@ -506,7 +506,8 @@ static bool tu_filter_wants(struct trace_uprobe_filter *filter, struct mm_struct
  * event that counts a hit may be the other task's: the record must go to
  * the list of whichever probe's event runs, wanted or not.
  */
-static bool tu_wanted(struct trace_uprobe *tu, unsigned int flags, struct mm_struct *mm)
+static __always_inline bool tu_wanted(struct trace_uprobe *tu, unsigned int flags,
+				      struct mm_struct *mm)
 {
 	struct tu_wants *wants;
 	bool wanted = false;

@@ -215,18 +215,6 @@ void finish_deferred(struct uprobe_task *utask)
 	run_deferred(utask);
 }
 
-/* The task is about to run handlers: calls from them are queued. */
-void enter_callbacks(struct uprobe_task *utask)
-{
-	utask->in_callback++;
-}
-
-void leave_callbacks(struct uprobe_task *utask)
-{
-	WARN_ON_ONCE(!utask->in_callback);
-	utask->in_callback--;
-}
-
 /*
  * @uc's notify(), from a worker, with the credentials of the task that
  * registered @uc: what it calls is checked against them, not against the

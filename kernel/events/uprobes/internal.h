@@ -307,7 +307,7 @@ void visit_probes_one_by_one(const void *owner, probe_match_fn match, const void
 /* task.c: per-task state */
 void utask_set_state(struct uprobe_task *utask, enum uprobe_task_state state);
 void release_signals(void);
-struct uprobe_task *get_utask(void);
+struct uprobe_task *alloc_utask(void);
 struct return_instance *take_return_instances(struct uprobe_task *utask,
 					      struct return_instance *keep);
 struct return_instance *alloc_return_instance(struct uprobe_task *utask);
@@ -315,6 +315,12 @@ void put_return_instance(struct uprobe_task *utask, struct return_instance *ri);
 void free_return_instances(struct uprobe_task *utask, struct return_instance *ri,
 			   struct return_instance *keep);
 void drop_return_instances(struct uprobe_task *utask, struct return_instance *keep);
+
+/* The current task's uprobe_task, made at its first hit; NULL without memory. */
+static inline struct uprobe_task *get_utask(void)
+{
+	return current->utask ?: alloc_utask();
+}
 
 /* xol.c: the XOL area */
 int xol_mremap(const struct vm_special_mapping *sm, struct vm_area_struct *new_vma);
@@ -378,8 +384,19 @@ struct uprobe *defer_register(struct inode *inode, loff_t offset, loff_t ref_ctr
 			      struct mm_struct *mm, struct uprobe_consumer *uc);
 void defer_unregister(struct uprobe *uprobe, struct uprobe_consumer *uc);
 void finish_deferred(struct uprobe_task *utask);
-void enter_callbacks(struct uprobe_task *utask);
-void leave_callbacks(struct uprobe_task *utask);
+
+/* The task is about to run handlers: calls from them are queued. */
+static inline void enter_callbacks(struct uprobe_task *utask)
+{
+	utask->in_callback++;
+}
+
+static inline void leave_callbacks(struct uprobe_task *utask)
+{
+	WARN_ON_ONCE(!utask->in_callback);
+	utask->in_callback--;
+}
+
 void notify_consumers(struct uprobe *uprobe, enum uprobe_notice what, int err);
 
 /* hit.c: the hit */

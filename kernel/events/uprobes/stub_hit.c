@@ -22,7 +22,7 @@
  * moved pays nothing for the look (the stack of this one is zeroed on
  * each call, under CONFIG_INIT_STACK_ALL_ZERO).
  */
-static noinline unsigned long moved_stub_source(struct stub_site *site, unsigned long stub)
+noinline unsigned long moved_stub_source(struct stub_site *site, unsigned long stub)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long vaddr = site->vaddr, found = 0;
@@ -52,21 +52,6 @@ static noinline unsigned long moved_stub_source(struct stub_site *site, unsigned
 	}
 	mmap_read_unlock(mm);
 	return found;
-}
-
-/*
- * Where the current task came to @stub from: the address of @site, as
- * long as no mremap() moved the text there.  Whether the jump is still
- * there does not matter: the task took it, and the instruction it stands
- * for is done for the task at that place, or run again there if the probe
- * went.  Moved text is looked for (moved_stub_source()).
- */
-unsigned long stub_source(struct stub_site *site, unsigned long stub)
-{
-	/* Text that never moved: the jump's place, without a look. */
-	if (!READ_ONCE(site->moved))
-		return site->vaddr;
-	return moved_stub_source(site, stub);
 }
 
 /*
@@ -109,9 +94,9 @@ static void handle_stub_hit(struct stub_site *site, struct pt_regs *regs, unsign
 }
 
 /**
- * uprobe_stub_hit - the uprobe syscall: a task came through a stub
+ * uprobe_stub_site_hit - a task came through the stub of @site
  * @regs: its registers, as the stub left them at its syscall
- * @stub: where the stub would start, if the syscall is a stub's
+ * @site: the site (uprobe_stub_site()) of the stub it came through
  *
  * The registers are put back as they were before the jump, and the hit
  * is handled as a hit of the breakpoint the jump stands for, at the place
@@ -119,38 +104,40 @@ static void handle_stub_hit(struct stub_site *site, struct pt_regs *regs, unsign
  * meanwhile, the task is sent back to run the probed address again.  It
  * goes on through the stub's way out where it can (which costs less than
  * the return from a trap), else straight to where the hit took it.
+ */
+void uprobe_stub_site_hit(struct pt_regs *regs, struct stub_site *site)
+{
+	unsigned long stub = site->stub;
+	struct arch_uprobe_stub_saved saved;
+	struct uprobe_task *utask;
+
+	if (!arch_uprobe_stub_enter(regs, &saved))
+		return;
+	handle_stub_hit(site, regs, stub);
+	/* A step has its own way back; the rest goes out through the stub. */
+	utask = current->utask;
+	if (!utask || utask->state == UPROBE_TASK_RUNNING)
+		arch_uprobe_stub_exit(regs, stub, &saved, stub_straight(site, stub));
+}
+
+/**
+ * uprobe_stub_hit - the uprobe syscall: a task came through a stub
+ * @regs: its registers, as the stub left them at its syscall
+ * @stub: where the stub would start, if the syscall is a stub's
+ *
+ * uprobe_stub_site_hit() for the stub that starts at @stub.
  *
  * Return: false, with nothing changed, when no stub of the current mm
  * starts at @stub.
  */
 bool uprobe_stub_hit(struct pt_regs *regs, unsigned long stub)
 {
-	struct arch_uprobe_stub_saved saved;
-	struct uprobe_task *utask;
-	struct stub_site *site;
+	struct stub_site *site = uprobe_stub_site(stub);
 
-	site = current->mm ? stub_starting_at(current->mm, stub) : NULL;
 	if (!site)
 		return false;
-	if (!arch_uprobe_stub_enter(regs, &saved))
-		return true;
-	handle_stub_hit(site, regs, stub);
-	/* A step has its own way back; the rest goes out through the stub. */
-	utask = current->utask;
-	if (!utask || utask->state == UPROBE_TASK_RUNNING)
-		arch_uprobe_stub_exit(regs, stub, &saved, stub_straight(site, stub));
+	uprobe_stub_site_hit(regs, site);
 	return true;
-}
-
-/**
- * uprobe_is_stub - does a stub of the current mm start at @addr?
- * @addr: a user address
- *
- * Return: true if a stub handed out in the current mm starts at @addr.
- */
-bool uprobe_is_stub(unsigned long addr)
-{
-	return current->mm && stub_starting_at(current->mm, addr);
 }
 
 /*

@@ -64,7 +64,8 @@ struct stub_site *next_stub_site(struct stub_cursor *c)
  * The stub page of @area that holds @vaddr, or NULL (rcu_read_lock() or
  * the mm's mmap_lock).  A page the process unmapped holds nothing.
  */
-static struct stub_page *find_stub_page(struct xol_area *area, unsigned long vaddr)
+static __always_inline struct stub_page *find_stub_page(struct xol_area *area,
+							unsigned long vaddr)
 {
 	struct stub_page *sp;
 
@@ -79,8 +80,8 @@ static struct stub_page *find_stub_page(struct xol_area *area, unsigned long vad
  * @addr's offset in the stub in *@offset; NULL when @addr is in no stub
  * handed out.
  */
-static struct stub_site *site_in(struct stub_page *sp, unsigned long addr,
-				 unsigned long *offset)
+static __always_inline struct stub_site *site_in(struct stub_page *sp, unsigned long addr,
+						 unsigned long *offset)
 {
 	unsigned int i = (addr - sp->vaddr) / UPROBE_STUB_BYTES;
 
@@ -92,23 +93,15 @@ static struct stub_site *site_in(struct stub_page *sp, unsigned long addr,
 }
 
 /*
- * The page of stubs of @area that holds @addr, or NULL when none does or
- * it is a page of hops (rcu_read_lock()).
+ * The site of the stub of @area that holds @addr, in a page of stubs, not
+ * of hops (rcu_read_lock()).
  */
-static struct stub_page *stubs_page_at(struct xol_area *area, unsigned long addr)
+static __always_inline struct stub_site *site_at(struct xol_area *area, unsigned long addr,
+						 unsigned long *offset)
 {
 	struct stub_page *sp = find_stub_page(area, addr);
 
-	return sp && !sp->hops ? sp : NULL;
-}
-
-/* The site of the stub of @area that holds @addr (rcu_read_lock()). */
-static struct stub_site *site_at(struct xol_area *area, unsigned long addr,
-				 unsigned long *offset)
-{
-	struct stub_page *sp = stubs_page_at(area, addr);
-
-	return sp ? site_in(sp, addr, offset) : NULL;
+	return sp && !sp->hops ? site_in(sp, addr, offset) : NULL;
 }
 
 /* The site whose hop of @sp starts at @addr, or NULL (rcu_read_lock()). */
@@ -171,9 +164,11 @@ struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
 
 /*
  * The site of the stub of @mm that starts at @addr, or NULL.  A hop is
- * not a stub: a syscall is never a hop's.
+ * not a stub: a syscall is never a hop's.  Inline in the hit's lookup
+ * (uprobe_stub_site()).
  */
-struct stub_site *stub_starting_at(struct mm_struct *mm, unsigned long addr)
+static __always_inline struct stub_site *starting_site(struct mm_struct *mm,
+						       unsigned long addr)
 {
 	struct xol_area *area = mm_xol_area(mm);
 	struct stub_site *site = NULL;
@@ -187,28 +182,28 @@ struct stub_site *stub_starting_at(struct mm_struct *mm, unsigned long addr)
 	return site && !offset ? site : NULL;
 }
 
+struct stub_site *stub_starting_at(struct mm_struct *mm, unsigned long addr)
+{
+	return starting_site(mm, addr);
+}
+
 /**
- * uprobe_in_stub_page - is @addr in a page of stubs of the current mm?
+ * uprobe_stub_site - the site of the current mm's stub that starts at @addr
  * @addr: a user address
  *
- * A cheaper test than uprobe_is_stub(), which also works out the stub:
- * for an instruction that only the start of a stub holds in such a page
- * (arm64's svc).  Takes no lock; may run with interrupts masked.
+ * Takes no lock, and may run with interrupts masked: arm64 asks it at an
+ * svc, before any of a system call's work.  A site lives as long as its
+ * mm (stub pages are never freed before), so the current task may keep
+ * the pointer.
  *
- * Return: true if @addr is in a page of stubs that the mm maps.
+ * Return: the site, or NULL when no stub handed out in the mm starts at
+ * @addr.
  */
-bool uprobe_in_stub_page(unsigned long addr)
+struct stub_site *uprobe_stub_site(unsigned long addr)
 {
 	struct mm_struct *mm = current->mm;
-	struct xol_area *area = mm ? mm_xol_area(mm) : NULL;
-	bool ret;
 
-	if (!area)
-		return false;
-	rcu_read_lock();
-	ret = stubs_page_at(area, addr);
-	rcu_read_unlock();
-	return ret;
+	return mm ? starting_site(mm, addr) : NULL;
 }
 
 /* The site whose hop of @mm starts at @addr, or NULL. */

@@ -121,7 +121,22 @@ struct stub_site *hop_at(struct mm_struct *mm, unsigned long addr);
 bool read_jump_bytes(struct mm_struct *mm, unsigned long vaddr, u8 *code);
 
 /* stub_hit.c */
-unsigned long stub_source(struct stub_site *site, unsigned long stub);
+unsigned long moved_stub_source(struct stub_site *site, unsigned long stub);
 unsigned long stub_straight(struct stub_site *site, unsigned long stub);
+
+/*
+ * Where the current task came to @stub from: the address of @site, as
+ * long as no mremap() moved the text there.  Whether the jump is still
+ * there does not matter: the task took it, and the instruction it stands
+ * for is done for the task at that place, or run again there if the probe
+ * went.  Moved text is looked for (moved_stub_source()).
+ */
+static inline unsigned long stub_source(struct stub_site *site, unsigned long stub)
+{
+	/* Text that never moved: the jump's place, without a look. */
+	if (!READ_ONCE(site->moved))
+		return site->vaddr;
+	return moved_stub_source(site, stub);
+}
 
 #endif /* _KERNEL_EVENTS_UPROBES_STUBS_H */

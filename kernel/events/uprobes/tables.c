@@ -153,8 +153,9 @@ int uprobe_probe_slot(struct uprobe *uprobe, unsigned long *tag)
  * NULL; with one more for the caller if @get.  The caller holds
  * rcu_read_lock().
  */
-static struct uprobe *lookup_uprobe(struct inode *inode, struct mm_struct *mm,
-				    loff_t offset, bool get)
+static __always_inline struct uprobe *lookup_uprobe(struct inode *inode,
+						    struct mm_struct *mm,
+						    loff_t offset, bool get)
 {
 	struct hlist_head *bucket = addr_bucket(uprobe_owner(inode, mm), offset);
 	struct uprobe *uprobe;

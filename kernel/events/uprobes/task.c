@@ -34,10 +34,10 @@ void release_signals(void)
 	spin_unlock_irq(&current->sighand->siglock);
 }
 
-struct uprobe_task *get_utask(void)
+/* get_utask() for a task that has none yet. */
+struct uprobe_task *alloc_utask(void)
 {
-	if (!current->utask)
-		current->utask = kzalloc(sizeof(*current->utask), GFP_KERNEL);
+	current->utask = kzalloc(sizeof(*current->utask), GFP_KERNEL);
 	return current->utask;
 }
 

@@ -21,10 +21,9 @@
  *    instruction.  An instruction arm64 simulates has no copy: the kernel
  *    simulates it at the svc.  The stub saves no register and touches no
  *    memory: the svc's immediate, which system calls leave 0, tells the
- *    entry code that the svc may be a stub's, and a page of stubs of the
- *    mm at the svc's address (uprobe_svc_from_stub()) makes it the
- *    probe's hit (uprobe_syscall_entry()), before any of a system call's
- *    work.
+ *    entry code that the svc may be a stub's, and a stub of the mm
+ *    starting at the svc (uprobe_stub_site()) makes it the probe's hit
+ *    (uprobe_stub_site_hit()), before any of a system call's work.
  *    Nothing of a system call runs for it: no tracer, seccomp filter,
  *    audit rule or syscall tracepoint sees it, and the task's SVE and SME
  *    state is kept as it is, as at any instruction.  The task returns by
@@ -56,7 +55,6 @@
  * (arch_uprobe_stub_code(), arch_uprobe_jump(), arch_uprobe_jump_target(),
  * arch_uprobe_stub_reach()) may run in any task; the others in the probed
  * task, at its svc, its BTI exception or its way back to user mode.
- * uprobe_svc_from_stub() runs in the entry code with interrupts masked.
  */
 
 #include <linux/ptrace.h>
@@ -265,37 +263,6 @@ void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *
 }
 
 /**
- * uprobe_svc_from_stub - is an svc a stub's?
- * @regs: the registers at an svc with the immediate UPROBE_SVC_IMM
- *
- * Asked by el0_svc() before any of a system call's work, with interrupts
- * masked: the svc is in a page of stubs of the mm, where only the start
- * of a stub holds one, so it is a stub's.  Which stub is left to
- * uprobe_stub_hit(), so that a hit works it out once.  Takes no lock.
- *
- * Return: true if it is; uprobe_syscall_entry() then takes the hit.
- */
-bool uprobe_svc_from_stub(struct pt_regs *regs)
-{
-	return uprobe_in_stub_page(regs->pc - AARCH64_INSN_SIZE);
-}
-
-/**
- * uprobe_syscall_entry - the svc of a stub
- * @regs: the registers at it (uprobe_svc_from_stub())
- *
- * With interrupts on: the core puts the pc at the probed instruction and
- * handles the hit.  The task then leaves without any system call's work.
- *
- * Return: true if the svc was a stub's, and is done; false if the stub
- * went meanwhile (the task goes on after the svc).
- */
-bool uprobe_syscall_entry(struct pt_regs *regs)
-{
-	return uprobe_stub_hit(regs, regs->pc - AARCH64_INSN_SIZE);
-}
-
-/**
  * uprobe_bti_jump - a Branch Target exception at a jump to a stub
  * @regs: the task's registers, the pc where an indirect branch landed
  *
@@ -315,7 +282,7 @@ bool uprobe_bti_jump(struct pt_regs *regs)
 	    copy_from_user(code, (void __user *)regs->pc, sizeof(code)))
 		return false;
 	target = arch_uprobe_jump_target(code, regs->pc);
-	if (!target || !uprobe_is_stub(target))
+	if (!target || !uprobe_stub_site(target))
 		return false;
 	regs->pstate &= ~PSR_BTYPE_MASK;
 	return true;
