@@ -47,7 +47,7 @@ STAGES = [
      r"rwsem_read_trylock|lock_vma_under_rcu|__srcu_read_|srcu_read_|stub_starting_at|"
      r"site_at|find_stub_page|stub_source|uprobe_cmp|rb_find|is_trap_at_addr|"
      r"get_user_pages|__get_user_pages|uprobe_is_stub$|uprobe_svc_from_stub$|"
-     r"uprobe_in_stub_page$)"),
+     r"uprobe_in_stub_page$|uprobe_stub_site$|site_in$)"),
     ("the syscall's own work", r"^(__x64_sys_getppid|__task_pid_nr_ns|pid_nr_ns|task_active_pid_ns)$"),
 ]
 
