@@ -13,8 +13,9 @@
 # failed test (a wrapper's "not ok - harness: ...", as for a crashed
 # test_progs or a short KUnit run, which dev/summary.sh keeps off that
 # line) catches nothing, and is reported as a boot or harness failure.
-# The suite "cross" is the build of the other architectures: the mutant
-# must break the arm64 build (make cross); "pathlen" is the path-length
+# The suite "cross" is the build of another architecture: the mutant
+# must break the build of its "Arch:" (make cross; arm64 if it names
+# none); "pathlen" is the path-length
 # gate: a case of make pathlen must fail.  Exits non-zero if a suite
 # passed on a kernel it should have caught.  With REGEX, only the mutants
 # whose name matches it run.
@@ -46,8 +47,8 @@ for patch in "$top"/dev/mutants/*.patch; do
 		continue
 	fi
 	if [ "${expect[*]}" = cross ]; then
-		if make -s -C "$top" cross MUTANT="$name" CROSS_ARCHES=arm64 >"$log" 2>&1; then
-			echo "          MISSED by cross: the arm64 build passed"
+		if make -s -C "$top" cross MUTANT="$name" CROSS_ARCHES="${arch:-arm64}" >"$log" 2>&1; then
+			echo "          MISSED by cross: the ${arch:-arm64} build passed"
 			missed=$((missed + 1))
 		else
 			echo "          caught by cross: $(grep -m1 FAILED "$log" || echo failed)"
