@@ -562,7 +562,10 @@ static inline void arch_uprobe_unwatch_traps(struct arch_uprobe_task *autask)
  * arch_uprobe_stub_exit() sends a task back out through one of its stub's
  * own ways out, when it can: the straight one, which leads to the copy or,
  * with no copy, to the next instruction, or the other, which leads
- * anywhere.  arch_uprobe_stub_unwind() undoes what a stub did before its
+ * anywhere.  An architecture whose stubs save nothing and have no way out
+ * of their own may give these two as static inline functions in
+ * <asm/uprobes.h>, each with a #define of its name, which the hit then
+ * calls for nothing.  arch_uprobe_stub_unwind() undoes what a stub did before its
  * syscall, and arch_uprobe_stub_leave() finishes a way out, for a signal
  * that comes then.  arch_uprobe_step_copy() sets a task at a stub's copy
  * to be stepped over it, arch_uprobe_step_copy_end() undoes that.  The
@@ -587,9 +590,13 @@ bool arch_uprobe_pun_window(unsigned long vaddr, unsigned int len, const u8 *cod
 			    unsigned long *lo, unsigned long *hi);
 unsigned long arch_uprobe_stub_reach(void);
 bool arch_uprobe_stub_unwind(struct pt_regs *regs, unsigned long offset);
+#ifndef arch_uprobe_stub_enter
 bool arch_uprobe_stub_enter(struct pt_regs *regs, struct arch_uprobe_stub_saved *saved);
+#endif
+#ifndef arch_uprobe_stub_exit
 bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
 			   const struct arch_uprobe_stub_saved *saved, unsigned long straight);
+#endif
 bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned long straight);
 void arch_uprobe_step_copy(struct arch_uprobe_task *autask, struct pt_regs *regs);
 void arch_uprobe_step_copy_end(struct arch_uprobe_task *autask, struct pt_regs *regs);

@@ -411,6 +411,31 @@ static bool tu_perf_wants_record(struct trace_uprobe *tu, const struct tu_hit *h
 	return record;
 }
 
+/*
+ * A hit of @tu that perf events only count, with no BPF program to run
+ * and no trace buffer to write: counted at once, with no record, no
+ * fetch and no dispatch data built for it.  perf_tp_event_count()
+ * counts nothing when it says false: the caller then goes the whole way
+ * (tu_record()), which asks it again.
+ *
+ * Return: true when that was all of the hit.
+ */
+static __always_inline bool tu_only_counted(struct trace_uprobe *tu, unsigned int flags,
+					    struct pt_regs *regs)
+{
+	struct hlist_head *head;
+	bool counted;
+
+	if ((flags & TP_FLAG_TRACE) || !(flags & TP_FLAG_PROFILE) ||
+	    bpf_prog_array_valid(trace_probe_event_call(&tu->tp)))
+		return false;
+	preempt_disable();
+	head = tu_perf_head(tu);
+	counted = !head || hlist_empty(head) || perf_tp_event_count(1, regs, head);
+	preempt_enable();
+	return counted;
+}
+
 /* A record of @hit for the perf events of this CPU. */
 static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit)
 {
@@ -437,6 +462,11 @@ static void tu_perf(struct trace_uprobe *tu, const struct tu_hit *hit)
 #else
 static bool tu_perf_wants_record(struct trace_uprobe *tu, const struct tu_hit *hit,
 				 bool wanted)
+{
+	return false;
+}
+
+static bool tu_only_counted(struct trace_uprobe *tu, unsigned int flags, struct pt_regs *regs)
 {
 	return false;
 }
@@ -648,19 +678,37 @@ static struct tu_hit tu_hit_start(struct pt_regs *regs, unsigned long func,
 	};
 }
 
+/* The records of an entry hit, which not only counts (tu_only_counted()). */
+static void tu_entry_record(struct trace_uprobe *tu, struct pt_regs *regs,
+			    unsigned int flags, bool wanted)
+{
+	struct tu_hit hit = tu_hit_start(regs, instruction_pointer(regs), 0,
+					 sizeof(struct uprobe_entry_record));
+
+	tu_record(tu, &hit, flags, wanted);
+}
+
 static int tu_entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
 	unsigned int flags = trace_probe_load_flag(&tu->tp);
 	bool wanted = tu_wanted(tu, flags, current->mm);
-	struct tu_hit hit = tu_hit_start(regs, instruction_pointer(regs), 0,
-					 sizeof(struct uprobe_entry_record));
 
 	if (wanted)
 		this_cpu_inc(*tu->hits);
-	if (!trace_uprobe_is_return(tu))
-		tu_record(tu, &hit, flags, wanted);
+	if (!trace_uprobe_is_return(tu) && !tu_only_counted(tu, flags, regs))
+		tu_entry_record(tu, regs, flags, wanted);
 	return wanted ? 0 : UPROBE_HANDLER_REMOVE;
+}
+
+/* The records of a return hit, which not only counts (tu_only_counted()). */
+static void tu_return_record(struct trace_uprobe *tu, unsigned long func,
+			     struct pt_regs *regs, unsigned int flags)
+{
+	struct tu_hit hit = tu_hit_start(regs, func, instruction_pointer(regs),
+					 sizeof(struct uprobe_return_record));
+
+	tu_record(tu, &hit, flags, tu_wanted(tu, flags, current->mm));
 }
 
 static int tu_return_handler(struct uprobe_consumer *uc, unsigned long func,
@@ -668,10 +716,9 @@ static int tu_return_handler(struct uprobe_consumer *uc, unsigned long func,
 {
 	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe, consumer);
 	unsigned int flags = trace_probe_load_flag(&tu->tp);
-	struct tu_hit hit = tu_hit_start(regs, func, instruction_pointer(regs),
-					 sizeof(struct uprobe_return_record));
 
-	tu_record(tu, &hit, flags, tu_wanted(tu, flags, current->mm));
+	if (!tu_only_counted(tu, flags, regs))
+		tu_return_record(tu, func, regs, flags);
 	return 0;
 }
 

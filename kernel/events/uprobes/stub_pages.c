@@ -407,12 +407,6 @@ static unsigned long add_stub(struct stub_page *sp, struct uprobe *uprobe, unsig
 	return stub;
 }
 
-/* Whether @site is a stub made for @uprobe's instruction at @vaddr. */
-bool site_serves(struct stub_site *site, struct uprobe *uprobe, unsigned long vaddr)
-{
-	return site->vaddr == vaddr && !memcmp(site->insn, &uprobe->arch.insn, sizeof(site->insn));
-}
-
 /* @site, made for the same instruction before, now serves @uprobe. */
 static void site_reuse(struct stub_site *site, struct uprobe *uprobe)
 {

@@ -9,6 +9,9 @@
 #ifndef _KERNEL_EVENTS_UPROBES_STUBS_H
 #define _KERNEL_EVENTS_UPROBES_STUBS_H
 
+#include <linux/string.h>
+#include <linux/unaligned.h>
+
 #include "internal.h"
 
 #define STUBS_PER_PAGE		(PAGE_SIZE / UPROBE_STUB_BYTES)
@@ -102,11 +105,33 @@ struct stub_site *next_stub_site(struct stub_cursor *c);
 	for (struct stub_cursor __cursor = { .area = (xol) };		\
 	     ((site) = next_stub_site(&__cursor));)
 
+/*
+ * Whether @site is a stub made for @uprobe's instruction at @vaddr.  The
+ * hit asks it for each copy: word by word, inline, where a build for size
+ * calls memcmp().
+ */
+static __always_inline bool site_serves(struct stub_site *site, struct uprobe *uprobe,
+					unsigned long vaddr)
+{
+	const u8 *insn = (const u8 *)&uprobe->arch.insn;
+	size_t i;
+
+	if (site->vaddr != vaddr)
+		return false;
+	if (sizeof(site->insn) % sizeof(u32))
+		return !memcmp(site->insn, insn, sizeof(site->insn));
+	for (i = 0; i < sizeof(site->insn); i += sizeof(u32)) {
+		if (get_unaligned((const u32 *)(site->insn + i)) !=
+		    get_unaligned((const u32 *)(insn + i)))
+			return false;
+	}
+	return true;
+}
+
 /* stub_pages.c */
 struct stub_site *stub_at(struct mm_struct *mm, unsigned long addr,
 			  unsigned long *offset);
 struct stub_site *stub_starting_at(struct mm_struct *mm, unsigned long addr);
-bool site_serves(struct stub_site *site, struct uprobe *uprobe, unsigned long vaddr);
 unsigned long get_stub(struct mm_struct *mm, struct xol_area *area,
 		       struct uprobe *uprobe, unsigned long vaddr, unsigned long hop);
 unsigned long get_hop(struct mm_struct *mm, struct xol_area *area,

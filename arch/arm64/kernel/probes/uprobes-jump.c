@@ -209,36 +209,6 @@ bool arch_uprobe_stub_leave(struct pt_regs *regs, unsigned long offset, unsigned
 }
 
 /**
- * arch_uprobe_stub_exit - leave the kernel after a stub's hit
- * @regs: the registers the task goes on with
- * @stub: the stub the task came through
- * @saved: what arch_uprobe_stub_enter() saved (nothing)
- * @straight: where the task goes on when the hit changed nothing
- *
- * eret restores every register, the pc too: the task goes on where @regs
- * say, through no way out of the stub.
- *
- * Return: false.
- */
-bool arch_uprobe_stub_exit(struct pt_regs *regs, unsigned long stub,
-			   const struct arch_uprobe_stub_saved *saved, unsigned long straight)
-{
-	return false;
-}
-
-/**
- * arch_uprobe_stub_enter - put back what a stub saved before its svc
- * @regs: the registers at the svc of a stub
- * @saved: unused: a stub saves nothing
- *
- * Return: true: the registers are those of the probed instruction already.
- */
-bool arch_uprobe_stub_enter(struct pt_regs *regs, struct arch_uprobe_stub_saved *saved)
-{
-	return true;
-}
-
-/**
  * arch_uprobe_step_copy - step the task over the copy its pc is at
  * @autask: unused (arm64 keeps nothing per task for it)
  * @regs: the task's registers
