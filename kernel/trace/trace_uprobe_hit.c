@@ -388,6 +388,24 @@ static __always_inline struct hlist_head *tu_perf_head(struct trace_uprobe *tu)
 }
 
 /*
+ * Counts a hit at @regs for the perf events of this CPU, if every one
+ * only counts (perf_tp_event_count(), which else counts nothing).
+ *
+ * Return: true when no perf event of this CPU wants the hit's record.
+ */
+static __always_inline bool tu_perf_counted(struct trace_uprobe *tu, struct pt_regs *regs)
+{
+	struct hlist_head *head;
+	bool counted;
+
+	preempt_disable();
+	head = tu_perf_head(tu);
+	counted = !head || hlist_empty(head) || perf_tp_event_count(1, regs, head);
+	preempt_enable();
+	return counted;
+}
+
+/*
  * What perf wants of @hit before any record: the BPF programs attached
  * through perf run (they may sleep), and perf events that only count are
  * counted.  False when the programs want no record, or when that was all
@@ -398,17 +416,11 @@ static bool tu_perf_wants_record(struct trace_uprobe *tu, const struct tu_hit *h
 				 bool wanted)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
-	struct hlist_head *head;
-	bool record;
 
 	if (wanted && bpf_prog_array_valid(call) &&
 	    !bpf_prog_run_array_sleepable(call->prog_array, hit->regs, bpf_prog_run))
 		return false;
-	preempt_disable();
-	head = tu_perf_head(tu);
-	record = head && !hlist_empty(head) && !perf_tp_event_count(1, hit->regs, head);
-	preempt_enable();
-	return record;
+	return !tu_perf_counted(tu, hit->regs);
 }
 
 /*
@@ -423,17 +435,10 @@ static bool tu_perf_wants_record(struct trace_uprobe *tu, const struct tu_hit *h
 static __always_inline bool tu_only_counted(struct trace_uprobe *tu, unsigned int flags,
 					    struct pt_regs *regs)
 {
-	struct hlist_head *head;
-	bool counted;
-
 	if ((flags & TP_FLAG_TRACE) || !(flags & TP_FLAG_PROFILE) ||
 	    bpf_prog_array_valid(trace_probe_event_call(&tu->tp)))
 		return false;
-	preempt_disable();
-	head = tu_perf_head(tu);
-	counted = !head || hlist_empty(head) || perf_tp_event_count(1, regs, head);
-	preempt_enable();
-	return counted;
+	return tu_perf_counted(tu, regs);
 }
 
 /* A record of @hit for the perf events of this CPU. */
